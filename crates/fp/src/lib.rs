@@ -1,0 +1,1 @@
+//! Bit-exact PTX floating-point semantics (to be written).

@@ -1,0 +1,1 @@
+//! Tokens of PTX (to be written).
