@@ -304,7 +304,8 @@ pub enum InstKind {
     /// Add/subtract with carry in and/or out (`add.cc`, `addc`, `subc.cc`...).
     /// The carry lives in a hidden predicate-like register.
     Carry { sub: bool, ty: Ty, dst: Reg, a: Value, b: Value, carry_in: Option<Reg>, carry_out: Option<Reg> },
-    Float { op: FloatOp, ty: Ty, dst: Reg, args: Vec<Value>, ftz: bool, sat: bool },
+    /// `round` applies to add/sub/mul/fma; div/sqrt/rcp carry their own kind.
+    Float { op: FloatOp, ty: Ty, dst: Reg, args: Vec<Value>, round: Round, ftz: bool, sat: bool },
     /// `setp`: `dst = cmp(a,b) BOOL c`, `dst2 = !cmp(a,b) BOOL c`.
     Setp { cmp: CmpOp, ty: Ty, dst: Reg, dst2: Option<Reg>, a: Value, b: Value, combine: Option<(BoolOp, Value, bool)>, ftz: bool },
     /// `set`: like setp, but writes all-ones/1.0 or 0 of `dst_ty`.

@@ -92,8 +92,9 @@ pub fn print_inst(m: &Module, f: &Function, inst: &Inst) -> String {
             carry_in.map(|c| format!(", carry_in {c}")).unwrap_or_default(),
             carry_out.map(|c| format!(", carry_out {c}")).unwrap_or_default()
         ),
-        InstKind::Float { op, ty, dst, args, ftz, sat } => {
-            format!("{dst} = {}{}.{ty} {}", format!("{op:?}").to_lowercase(), flags(*ftz, *sat), values(args))
+        InstKind::Float { op, ty, dst, args, round, ftz, sat } => {
+            let r = if matches!(op, FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma) { format!(".{}", round.name()) } else { String::new() };
+            format!("{dst} = {}{r}{}.{ty} {}", format!("{op:?}").to_lowercase(), flags(*ftz, *sat), values(args))
         }
         InstKind::Setp { cmp, ty, dst, dst2, a, b, combine: c, ftz } => format!(
             "{dst}{} = setp.{}{}.{ty} {}, {}{}",

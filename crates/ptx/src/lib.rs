@@ -4,7 +4,9 @@
 pub mod ast;
 pub mod diag;
 pub mod lexer;
+pub mod lower;
 pub mod parser;
 
 pub use diag::{Diagnostic, Diagnostics};
+pub use lower::{load, lower};
 pub use parser::parse;
