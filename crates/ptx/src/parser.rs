@@ -169,8 +169,8 @@ impl<'a> Parser<'a> {
     fn unexpected(&self, t: Token, expected: &str) -> Diagnostic {
         let msg = match t.kind {
             Tok::Error(m) => m.to_string(),
-            Tok::Eof => format!("unexpected end of input, expected {expected}"),
-            _ => format!("expected {expected}, found `{}`", crate::diag::excerpt(self.src, t.span)),
+            Tok::Eof => "unexpected end of input".to_string(),
+            _ => "unexpected token".to_string(),
         };
         self.error(t.span, msg).expected(expected.to_string())
     }

@@ -1,0 +1,249 @@
+//! Device global memory: checked allocations shared by all CTAs.
+//!
+//! Storage is `AtomicU64` words so that CTAs running on different OS threads
+//! can race (as GPU kernels may) without undefined behaviour in the host:
+//! plain loads/stores are relaxed atomics, sub-word stores are CAS loops that
+//! never clobber neighbouring bytes, and PTX atomics are CAS loops too, so
+//! they are atomic under any contention. Every access is bounds-checked
+//! against the allocation it falls in.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, RwLock};
+
+/// Generic-address windows of the non-global spaces. Global allocations
+/// live below `SHARED_WINDOW`; a generic address in a window is an offset
+/// into that space of the executing thread/CTA.
+pub const GLOBAL_BASE: u64 = 0x0000_0001_0000_0000;
+pub const SHARED_WINDOW: u64 = 0x0000_7000_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0x0000_7100_0000_0000;
+pub const CONST_WINDOW: u64 = 0x0000_7200_0000_0000;
+pub const PARAM_WINDOW: u64 = 0x0000_7300_0000_0000;
+pub const WINDOW_SIZE: u64 = 0x0000_0100_0000_0000;
+
+/// Gap left unmapped after each allocation, so small overruns hit nothing.
+const GUARD: u64 = 4096;
+const MAX_TOTAL: u64 = SHARED_WINDOW - GLOBAL_BASE;
+
+#[derive(Debug)]
+pub struct Allocation {
+    pub base: u64,
+    pub size: u64,
+    words: Box<[AtomicU64]>,
+}
+
+impl Allocation {
+    fn new(base: u64, size: u64) -> Self {
+        let n = size.div_ceil(8).max(1) as usize;
+        let words = (0..n).map(|_| AtomicU64::new(0)).collect::<Vec<_>>().into_boxed_slice();
+        Allocation { base, size, words }
+    }
+
+    /// Whether `[addr, addr+len)` lies inside.
+    pub fn contains(&self, addr: u64, len: u64) -> bool {
+        addr >= self.base && addr.checked_add(len).is_some_and(|e| e <= self.base + self.size)
+    }
+
+    /// Read `len` (1..=8) bytes at byte offset `off`, little-endian.
+    pub fn read(&self, off: u64, len: u32) -> u64 {
+        read_words(&self.words, off, len)
+    }
+
+    pub fn write(&self, off: u64, len: u32, val: u64) {
+        write_words(&self.words, off, len, val)
+    }
+
+    /// Atomic read-modify-write of an aligned 4- or 8-byte value: `f(old)`
+    /// gives the new value; returns the old one.
+    pub fn rmw(&self, off: u64, len: u32, f: impl Fn(u64) -> u64) -> u64 {
+        let w = &self.words[(off / 8) as usize];
+        let shift = (off % 8) * 8;
+        let m = mask(len);
+        let mut cur = w.load(Relaxed);
+        loop {
+            let old = (cur >> shift) & m;
+            let new = (cur & !(m << shift)) | ((f(old) & m) << shift);
+            match w.compare_exchange_weak(cur, new, std::sync::atomic::Ordering::SeqCst, Relaxed) {
+                Ok(_) => return old,
+                Err(c) => cur = c,
+            }
+        }
+    }
+
+    pub fn read_bytes(&self, out: &mut [u8]) {
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = self.read(i as u64, 1) as u8;
+        }
+    }
+
+    pub fn write_bytes(&self, data: &[u8]) {
+        let mut i = 0;
+        while i + 8 <= data.len() {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&data[i..i + 8]);
+            self.words[i / 8].store(u64::from_le_bytes(w), Relaxed);
+            i += 8;
+        }
+        while i < data.len() {
+            self.write(i as u64, 1, u64::from(data[i]));
+            i += 1;
+        }
+    }
+}
+
+pub fn mask(len: u32) -> u64 {
+    if len >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (len * 8)) - 1
+    }
+}
+
+fn read_words(words: &[AtomicU64], off: u64, len: u32) -> u64 {
+    let i = (off / 8) as usize;
+    let shift = (off % 8) * 8;
+    let lo = words[i].load(Relaxed) >> shift;
+    let v = if shift + u64::from(len) * 8 > 64 { lo | (words[i + 1].load(Relaxed) << (64 - shift)) } else { lo };
+    v & mask(len)
+}
+
+fn write_words(words: &[AtomicU64], off: u64, len: u32, val: u64) {
+    let i = (off / 8) as usize;
+    let shift = (off % 8) * 8;
+    if shift == 0 && len == 8 {
+        words[i].store(val, Relaxed);
+        return;
+    }
+    let first = (64 - shift).min(u64::from(len) * 8);
+    let m = if first >= 64 { u64::MAX } else { (1u64 << first) - 1 };
+    let _ = words[i].fetch_update(Relaxed, Relaxed, |w| Some((w & !(m << shift)) | ((val & m) << shift)));
+    if first < u64::from(len) * 8 {
+        let rest = u64::from(len) * 8 - first;
+        let m2 = (1u64 << rest) - 1;
+        let _ = words[i + 1].fetch_update(Relaxed, Relaxed, |w| Some((w & !m2) | ((val >> first) & m2)));
+    }
+}
+
+/// All global allocations of a device.
+#[derive(Debug, Default)]
+pub struct DeviceMemory {
+    allocs: RwLock<BTreeMap<u64, Arc<Allocation>>>,
+    next: std::sync::Mutex<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MemoryError {
+    #[error("out of device address space allocating {0} bytes")]
+    OutOfMemory(u64),
+    #[error("no allocation at address {0:#x}")]
+    NotAllocated(u64),
+    #[error("access of {len} bytes at {addr:#x} is outside allocation {base:#x}..{end:#x}")]
+    OutOfBounds { addr: u64, len: u64, base: u64, end: u64 },
+}
+
+impl DeviceMemory {
+    pub fn new() -> Self {
+        DeviceMemory { allocs: RwLock::new(BTreeMap::new()), next: std::sync::Mutex::new(GLOBAL_BASE) }
+    }
+
+    /// Allocate `size` zeroed bytes, 256-byte aligned, with an unmapped guard after.
+    pub fn alloc(&self, size: u64) -> Result<Arc<Allocation>, MemoryError> {
+        let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
+        let base = *next;
+        let end = base.checked_add(size).and_then(|e| e.checked_add(GUARD)).ok_or(MemoryError::OutOfMemory(size))?;
+        if end - GLOBAL_BASE > MAX_TOTAL || size > (1 << 40) {
+            return Err(MemoryError::OutOfMemory(size));
+        }
+        *next = end.div_ceil(256) * 256;
+        let a = Arc::new(Allocation::new(base, size));
+        self.allocs.write().unwrap_or_else(|e| e.into_inner()).insert(base, a.clone());
+        Ok(a)
+    }
+
+    pub fn free(&self, base: u64) -> Result<(), MemoryError> {
+        match self.allocs.write().unwrap_or_else(|e| e.into_inner()).remove(&base) {
+            Some(_) => Ok(()),
+            None => Err(MemoryError::NotAllocated(base)),
+        }
+    }
+
+    /// The allocations as a sorted table, for fast lookups during a launch.
+    pub fn snapshot(&self) -> MemoryMap {
+        MemoryMap { allocs: self.allocs.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect() }
+    }
+}
+
+/// A read-only view of the allocations, sorted by base.
+#[derive(Debug, Clone)]
+pub struct MemoryMap {
+    allocs: Vec<Arc<Allocation>>,
+}
+
+impl MemoryMap {
+    /// The allocation holding `[addr, addr+len)`, or why there is none.
+    pub fn find(&self, addr: u64, len: u64) -> Result<&Allocation, MemoryError> {
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        if i == 0 {
+            return Err(MemoryError::NotAllocated(addr));
+        }
+        let a = &self.allocs[i - 1];
+        if a.contains(addr, len) {
+            Ok(a)
+        } else if addr < a.base + a.size {
+            Err(MemoryError::OutOfBounds { addr, len, base: a.base, end: a.base + a.size })
+        } else {
+            // Just past the end of an allocation reads as out of bounds of it.
+            if addr < a.base + a.size + GUARD {
+                Err(MemoryError::OutOfBounds { addr, len, base: a.base, end: a.base + a.size })
+            } else {
+                Err(MemoryError::NotAllocated(addr))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unaligned_and_straddling_access() {
+        let m = DeviceMemory::new();
+        let a = m.alloc(32).unwrap();
+        a.write(3, 8, 0x1122_3344_5566_7788);
+        assert_eq!(a.read(3, 8), 0x1122_3344_5566_7788);
+        assert_eq!(a.read(3, 1), 0x88);
+        assert_eq!(a.read(10, 1), 0x11);
+        a.write(4, 2, 0xffff);
+        assert_eq!(a.read(3, 4), 0x55ff_ff88);
+    }
+
+    #[test]
+    fn bounds() {
+        let m = DeviceMemory::new();
+        let a = m.alloc(10).unwrap();
+        let map = m.snapshot();
+        assert!(map.find(a.base + 9, 1).is_ok());
+        assert!(matches!(map.find(a.base + 9, 2), Err(MemoryError::OutOfBounds { .. })));
+        assert!(matches!(map.find(a.base + 10, 1), Err(MemoryError::OutOfBounds { .. })));
+        assert!(matches!(map.find(0, 4), Err(MemoryError::NotAllocated(0))));
+    }
+
+    #[test]
+    fn rmw_is_atomic_under_contention() {
+        let m = DeviceMemory::new();
+        let a = m.alloc(8).unwrap();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..10_000 {
+                        a.rmw(4, 4, |x| x + 1);
+                        a.rmw(0, 4, |x| x + 2);
+                    }
+                });
+            }
+        });
+        assert_eq!(a.read(4, 4), 40_000);
+        assert_eq!(a.read(0, 4), 80_000);
+    }
+}
