@@ -1,1 +1,258 @@
-fn main() {}
+//! `warpfold`: run and inspect PTX/CUDA kernels on the CPU.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use warpfold::host::{write_npy, ArgSpec, HostArray, Prepared};
+use warpfold::{nvrtc, Backend, Device, Module};
+
+#[derive(Parser)]
+#[command(name = "warpfold", version, about = "Run GPU kernels (PTX or CUDA) on the CPU")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a kernel and write its buffer arguments to DIR/arg{i}.npy.
+    Run(RunArgs),
+    /// List the kernels of a module, or print its IR.
+    Inspect(InspectArgs),
+}
+
+#[derive(Args)]
+struct Source {
+    /// A .ptx file, or a .cu file (compiled with NVRTC).
+    file: PathBuf,
+    /// Virtual architecture for .cu input (compute_XY).
+    #[arg(long, default_value_t = 80)]
+    arch: u32,
+    /// Compile .cu input with --use_fast_math.
+    #[arg(long)]
+    fast_math: bool,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    #[command(flatten)]
+    source: Source,
+    /// Kernel to run (its PTX name, or the plain name of a C++ kernel).
+    #[arg(long)]
+    kernel: String,
+    /// Grid size X[,Y[,Z]].
+    #[arg(long)]
+    grid: String,
+    /// Block size X[,Y[,Z]].
+    #[arg(long)]
+    block: String,
+    /// Kernel argument, in parameter order: TYPE=VALUE | @PATH.npy | zeros:DTYPE:COUNT | raw:PATH.
+    #[arg(long = "arg", allow_hyphen_values = true)]
+    args: Vec<String>,
+    /// Dynamic shared memory bytes.
+    #[arg(long, default_value_t = 0)]
+    shared_bytes: u32,
+    /// Where buffer arguments are written after the run.
+    #[arg(long, default_value = "warpfold-out")]
+    out: PathBuf,
+    /// Time N launches (after one warm-up); buffers are reset to their
+    /// inputs before each, so outputs are those of one launch.
+    #[arg(long, default_value_t = 1)]
+    reps: u32,
+    /// Print a JSON summary as the last line.
+    #[arg(long)]
+    json: bool,
+    /// Execution engine: interp (reference interpreter) or cpu (compiled; not yet built).
+    #[arg(long, default_value = "interp")]
+    backend: String,
+    /// Stop the kernel after this many seconds.
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+}
+
+#[derive(Args)]
+struct InspectArgs {
+    #[command(flatten)]
+    source: Source,
+    /// What to print: `kernels` (default) or `ir`.
+    #[arg(long, default_value = "kernels")]
+    emit: String,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => run(a),
+        Command::Inspect(a) => inspect(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+type Res<T> = Result<T, String>;
+
+fn load(dev: &Device, s: &Source) -> Res<(Module, f64)> {
+    let text = std::fs::read(&s.file).map_err(|e| format!("cannot read {}: {e}", s.file.display()))?;
+    let text = String::from_utf8_lossy(&text).into_owned();
+    let name = s.file.display().to_string();
+    let t0 = Instant::now();
+    let module = if s.file.extension().is_some_and(|e| e == "cu") {
+        let opts = nvrtc::Options { arch: s.arch, fast_math: s.fast_math, extra: Vec::new() };
+        dev.load_cuda(&text, &name, &opts).map(|(m, _)| m)
+    } else {
+        dev.load_ptx_named(&text, &name)
+    }
+    .map_err(|e| e.to_string())?;
+    Ok((module, t0.elapsed().as_secs_f64() * 1e3))
+}
+
+fn dims(s: &str, what: &str) -> Res<[u32; 3]> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("--{what} takes X[,Y[,Z]], got `{s}`"));
+    }
+    let mut d = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        d[i] = p.parse().map_err(|_| format!("--{what}: `{p}` is not a positive integer"))?;
+        if d[i] == 0 {
+            return Err(format!("--{what}: dimensions must be at least 1"));
+        }
+    }
+    Ok(d)
+}
+
+fn run(a: RunArgs) -> Res<()> {
+    let backend: Backend = a.backend.parse().map_err(|e: warpfold::Error| e.to_string())?;
+    let timeout = match a.timeout {
+        Some(t) if !(t > 0.0 && t.is_finite()) => return Err("--timeout must be a positive number of seconds".into()),
+        Some(t) => Some(Duration::from_secs_f64(t)),
+        None => None,
+    };
+    let grid = dims(&a.grid, "grid")?;
+    let block = dims(&a.block, "block")?;
+    let specs: Vec<ArgSpec> = a
+        .args
+        .iter()
+        .enumerate()
+        .map(|(i, s)| ArgSpec::parse(s).map_err(|e| format!("--arg {i} (`{s}`): {e}")))
+        .collect::<Res<_>>()?;
+    let dev = Device::new().with_threads(a.threads).with_timeout(timeout);
+    let (module, compile_ms) = load(&dev, &a.source)?;
+    let kernel = module.kernel(&a.kernel).map_err(|e| e.to_string())?;
+    let cwd = Path::new(".");
+    let prepared: Vec<Prepared> = specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| s.prepare(&dev, cwd).map_err(|e| format!("--arg {i}: {e}")))
+        .collect::<Res<_>>()?;
+    let launch_args: Vec<warpfold::Arg> = prepared.iter().map(|p| p.as_arg()).collect();
+    // Check the arguments against the kernel before anything runs.
+    let params = kernel.pack_args(&launch_args).map_err(|e| e.to_string())?;
+    drop(launch_args);
+    let reps = a.reps.max(1);
+    let launches = if a.reps > 1 { reps + 1 } else { 1 };
+    let mut times = Vec::new();
+    for i in 0..launches {
+        for p in &prepared {
+            p.reset().map_err(|e| e.to_string())?;
+        }
+        let t0 = Instant::now();
+        kernel.launch_packed(grid, block, a.shared_bytes, &params).map_err(|e| e.to_string())?;
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        if a.reps <= 1 || i > 0 {
+            times.push(ms);
+        }
+    }
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let min = sorted[0];
+
+    std::fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    let mut outputs = Vec::new();
+    for (i, p) in prepared.iter().enumerate() {
+        if let Prepared::Buffer { buffer, dtype, shape, .. } = p {
+            let arr = HostArray { dtype: *dtype, shape: shape.clone(), bytes: buffer.to_bytes() };
+            let path = a.out.join(format!("arg{i}.npy"));
+            write_npy(&path, &arr).map_err(|e| e.to_string())?;
+            outputs.push((i, path, arr));
+        }
+    }
+    let backend_name = match backend {
+        Backend::Interp => "interp",
+    };
+    println!(
+        "{}: grid ({},{},{}) x block ({},{},{}) on {backend_name}: {} launch{}, median {median:.3} ms, min {min:.3} ms (load {compile_ms:.1} ms)",
+        kernel.name(),
+        grid[0],
+        grid[1],
+        grid[2],
+        block[0],
+        block[1],
+        block[2],
+        times.len(),
+        if times.len() == 1 { "" } else { "es" }
+    );
+    for (i, path, arr) in &outputs {
+        let n = arr.len();
+        let shown: Vec<String> = (0..n.min(8)).map(|k| arr.dtype.format(&arr.bytes, k)).collect();
+        println!(
+            "  arg{i} -> {} ({}{:?}): [{}{}]",
+            path.display(),
+            arr.dtype.name(),
+            arr.shape,
+            shown.join(", "),
+            if n > 8 { ", ..." } else { "" }
+        );
+    }
+    if a.json {
+        let out = serde_json::json!({
+            "kernel": kernel.name(),
+            "backend": backend_name,
+            "grid": grid,
+            "block": block,
+            "launches": times.len(),
+            "median_ms": median,
+            "min_ms": min,
+            "compile_ms": compile_ms,
+            "outputs": outputs.iter().map(|(i, p, _)| serde_json::json!({"arg": i, "path": p.display().to_string()})).collect::<Vec<_>>(),
+        });
+        println!("{out}");
+    }
+    Ok(())
+}
+
+fn inspect(a: InspectArgs) -> Res<()> {
+    let dev = Device::new();
+    let (module, _) = load(&dev, &a.source)?;
+    match a.emit.as_str() {
+        "ir" => print!("{}", warpfold::ir::print::print_module(module.ir())),
+        "kernels" => {
+            let ks = module.kernels();
+            if ks.is_empty() {
+                println!("no kernels");
+            }
+            for k in ks {
+                println!("{}", k.name);
+                for (i, p) in k.params.iter().enumerate() {
+                    let ty = match p.array {
+                        Some(n) => format!(".b8[{n}] (by-value aggregate, {} bytes; pass raw:FILE)", n * u64::from(p.ty.bytes())),
+                        None => format!(".{}{}", p.ty, p.ptr_space.map(|s| format!(" .ptr .{s}")).unwrap_or_default()),
+                    };
+                    println!("  {i}: {} {ty}", p.name);
+                }
+            }
+        }
+        other => return Err(format!("--emit `{other}`: expected `kernels` or `ir`")),
+    }
+    Ok(())
+}

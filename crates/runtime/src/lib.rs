@@ -1,1 +1,276 @@
-//! (to be written)
+//! warpfold: run PTX and CUDA kernels on CPUs.
+//!
+//! ```no_run
+//! use warpfold::{Arg, Device};
+//! let dev = Device::new();
+//! let module = dev.load_ptx(&std::fs::read_to_string("saxpy.ptx").unwrap()).unwrap();
+//! let kernel = module.kernel("saxpy").unwrap();
+//! let x = dev.buffer_from(&[1.0f32, 2.0, 3.0]).unwrap();
+//! let y = dev.buffer_from(&[10.0f32, 20.0, 30.0]).unwrap();
+//! kernel.launch([1, 1, 1], [32, 1, 1], 0, &[Arg::F32(2.0), Arg::Buffer(&x), Arg::Buffer(&y), Arg::I32(3)]).unwrap();
+//! let out: Vec<f32> = y.to_vec().unwrap();
+//! ```
+//!
+//! A [`Device`] owns device memory and runs launches; [`Module`]s are loaded
+//! from PTX text (or CUDA source through NVRTC), [`Kernel`]s are found by name
+//! and launched with typed [`Arg`]s that are checked against the kernel's
+//! parameters before anything runs.
+
+mod args;
+pub mod host;
+pub mod nvrtc;
+
+pub use args::Arg;
+pub use warpfold_interp::{ExecError, ExecOptions, LaunchStats};
+pub use warpfold_ir as ir;
+pub use warpfold_ptx::{Diagnostic, Diagnostics};
+
+use std::sync::Arc;
+use std::time::Duration;
+use warpfold_interp::{Allocation, DeviceMemory, Instance, LaunchConfig, MemoryError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The PTX did not parse or lower; `rendered` has line:column and a caret.
+    #[error("{rendered}")]
+    Ptx { rendered: String, diagnostics: Diagnostics },
+    #[error("no kernel named `{name}` in the module; it has: {available}")]
+    NoSuchKernel { name: String, available: String },
+    #[error("arguments do not match kernel {signature}: {message}")]
+    Arguments { signature: String, message: String },
+    #[error(transparent)]
+    Exec(#[from] ExecError),
+    #[error("device memory: {0}")]
+    Memory(#[from] MemoryError),
+    #[error("{0}")]
+    Nvrtc(String),
+    #[error("buffer: {0}")]
+    Buffer(String),
+    #[error("backend `{0}` is not available: {1}")]
+    Backend(String, String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Which engine runs launches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The reference interpreter: checks every access; the semantics oracle.
+    Interp,
+}
+
+impl std::str::FromStr for Backend {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "interp" => Ok(Backend::Interp),
+            "cpu" => Err(Error::Backend(
+                "cpu".into(),
+                "the compiled CPU backend is not built yet; use `--backend interp`".into(),
+            )),
+            other => Err(Error::Backend(other.into(), "known backends: interp".into())),
+        }
+    }
+}
+
+/// A CPU device: memory plus the options launches run with.
+#[derive(Clone)]
+pub struct Device {
+    mem: Arc<DeviceMemory>,
+    opts: ExecOptions,
+}
+
+impl Default for Device {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Device {
+    pub fn new() -> Self {
+        Device { mem: Arc::new(DeviceMemory::new()), opts: ExecOptions::default() }
+    }
+
+    /// Worker threads for launches (0 = one per core).
+    pub fn with_threads(mut self, n: usize) -> Self {
+        self.opts.threads = n;
+        self
+    }
+
+    /// Stop launches that run longer than this.
+    pub fn with_timeout(mut self, t: Option<Duration>) -> Self {
+        self.opts.timeout = t;
+        self
+    }
+
+    pub fn backend(&self) -> Backend {
+        Backend::Interp
+    }
+
+    /// Load a PTX module; errors carry line:column diagnostics.
+    pub fn load_ptx(&self, src: &str) -> Result<Module> {
+        self.load_ptx_named(src, "<ptx>")
+    }
+
+    /// As `load_ptx`, naming the file in rendered diagnostics.
+    pub fn load_ptx_named(&self, src: &str, file: &str) -> Result<Module> {
+        let ir = warpfold_ptx::load(src).map_err(|d| Error::Ptx { rendered: d.render(file, src), diagnostics: d })?;
+        let ir = Arc::new(ir);
+        let instance = Arc::new(Instance::new(ir.clone(), &self.mem)?);
+        Ok(Module { ir, instance, device: self.clone() })
+    }
+
+    /// Compile CUDA C++ with NVRTC (found at run time) and load the PTX.
+    pub fn load_cuda(&self, src: &str, file: &str, options: &nvrtc::Options) -> Result<(Module, String)> {
+        let ptx = nvrtc::compile(src, file, options)?;
+        let m = self.load_ptx_named(&ptx, &format!("{file} (as PTX)"))?;
+        Ok((m, ptx))
+    }
+
+    /// A zero-filled buffer of `bytes` bytes.
+    pub fn buffer_zeroed(&self, bytes: usize) -> Result<Buffer> {
+        let alloc = self.mem.alloc(bytes as u64)?;
+        Ok(Buffer { alloc, mem: self.mem.clone() })
+    }
+
+    /// A buffer holding a copy of `data`.
+    pub fn buffer_from<T: bytemuck::Pod>(&self, data: &[T]) -> Result<Buffer> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let b = self.buffer_zeroed(bytes.len())?;
+        b.alloc.write_bytes(bytes);
+        Ok(b)
+    }
+}
+
+/// Device memory. Freed when dropped.
+pub struct Buffer {
+    alloc: Arc<Allocation>,
+    mem: Arc<DeviceMemory>,
+}
+
+impl Buffer {
+    pub fn len_bytes(&self) -> usize {
+        self.alloc.size as usize
+    }
+
+    /// The device address kernels see.
+    pub fn device_ptr(&self) -> u64 {
+        self.alloc.base
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = vec![0u8; self.len_bytes()];
+        self.alloc.read_bytes(&mut out);
+        out
+    }
+
+    /// Copy out as `T`s (the size must be a multiple of `T`'s).
+    pub fn to_vec<T: bytemuck::Pod>(&self) -> Result<Vec<T>> {
+        let size = std::mem::size_of::<T>();
+        if size == 0 || self.len_bytes() % size != 0 {
+            return Err(Error::Buffer(format!("{} bytes is not a whole number of {}-byte elements", self.len_bytes(), size)));
+        }
+        let bytes = self.to_bytes();
+        let mut out = vec![T::zeroed(); self.len_bytes() / size];
+        bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(&bytes);
+        Ok(out)
+    }
+
+    pub fn write<T: bytemuck::Pod>(&self, data: &[T]) -> Result<()> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        if bytes.len() != self.len_bytes() {
+            return Err(Error::Buffer(format!("writing {} bytes into a {}-byte buffer", bytes.len(), self.len_bytes())));
+        }
+        self.alloc.write_bytes(bytes);
+        Ok(())
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        let _ = self.mem.free(self.alloc.base);
+    }
+}
+
+/// A loaded module.
+#[derive(Clone)]
+pub struct Module {
+    ir: Arc<ir::Module>,
+    instance: Arc<Instance>,
+    device: Device,
+}
+
+/// What `inspect` shows of a kernel.
+#[derive(Debug, Clone)]
+pub struct KernelInfo {
+    pub name: String,
+    pub signature: String,
+    pub params: Vec<ir::Param>,
+}
+
+impl Module {
+    pub fn ir(&self) -> &ir::Module {
+        &self.ir
+    }
+
+    pub fn kernels(&self) -> Vec<KernelInfo> {
+        self.ir
+            .kernels()
+            .map(|(_, f)| KernelInfo { name: f.name.clone(), signature: f.signature(), params: f.params.clone() })
+            .collect()
+    }
+
+    /// Find a kernel by its PTX name, or by the plain name inside a C++
+    /// mangled one (`saxpy` finds `_Z5saxpyifPfS_` when it is the only one).
+    pub fn kernel(&self, name: &str) -> Result<Kernel> {
+        if let Some((id, _)) = self.ir.kernel(name) {
+            return Ok(Kernel { module: self.clone(), id });
+        }
+        let prefix = format!("_Z{}{}", name.len(), name);
+        let matches: Vec<_> = self.ir.kernels().filter(|(_, f)| f.name.starts_with(&prefix)).collect();
+        if let [(id, _)] = matches[..] {
+            return Ok(Kernel { module: self.clone(), id });
+        }
+        let available = self.ir.kernels().map(|(_, f)| f.name.clone()).collect::<Vec<_>>().join(", ");
+        Err(Error::NoSuchKernel { name: name.into(), available: if available.is_empty() { "no kernels".into() } else { available } })
+    }
+}
+
+/// A kernel of a loaded module, ready to launch.
+#[derive(Clone)]
+pub struct Kernel {
+    module: Module,
+    id: ir::FuncId,
+}
+
+impl Kernel {
+    pub fn name(&self) -> &str {
+        &self.func().name
+    }
+
+    pub fn func(&self) -> &ir::Function {
+        &self.module.ir.functions[self.id]
+    }
+
+    pub fn signature(&self) -> String {
+        self.func().signature()
+    }
+
+    /// Check `args` against the parameters and build the parameter buffer.
+    pub fn pack_args(&self, args: &[Arg]) -> Result<Vec<u8>> {
+        args::pack(self.func(), args)
+    }
+
+    /// Launch over `grid` x `block` threads with `shared` bytes of dynamic
+    /// shared memory; returns when every thread has finished.
+    pub fn launch(&self, grid: [u32; 3], block: [u32; 3], shared: u32, args: &[Arg]) -> Result<LaunchStats> {
+        let params = self.pack_args(args)?;
+        self.launch_packed(grid, block, shared, &params)
+    }
+
+    pub fn launch_packed(&self, grid: [u32; 3], block: [u32; 3], shared: u32, params: &[u8]) -> Result<LaunchStats> {
+        let cfg = LaunchConfig { grid, block, dynamic_shared: shared };
+        let dev = &self.module.device;
+        Ok(warpfold_interp::launch(&self.module.instance, &dev.mem, self.id, &cfg, params, &dev.opts)?)
+    }
+}

@@ -1,0 +1,1 @@
+# no inputs needed
