@@ -3,6 +3,7 @@
 
 def shfl(mode, vals, lane, b, c):
     """vals: the 32 source values of the warp; returns (value, pred)."""
+    b &= 0x1f  # the ISA's pseudo-code uses b[4:0] in every mode
     segmask = (c >> 8) & 0x1f
     clamp = c & 0x1f
     max_lane = (lane & segmask) | (clamp & ~segmask & 0x1f)

@@ -266,7 +266,7 @@ pub fn prmt(a: u32, b: u32, c: u32, mode: PrmtMode) -> u32 {
         }
         PrmtMode::B4e => {
             let s = c & 3;
-            [(8 - s) & 7, (7 - s) & 7, (6 - s) & 7, (5 - s) & 7].map(|x| x & 7)
+            [s, (s + 7) & 7, (s + 6) & 7, (s + 5) & 7]
         }
         PrmtMode::Rc8 => {
             let s = c & 3;

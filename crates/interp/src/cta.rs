@@ -294,7 +294,14 @@ impl<'c, 'a> Cta<'c, 'a> {
                     Some((p, neg)) => (self.val(t, Value::Reg(p)) & 1 == 1) != neg,
                 })
                 .collect();
+            // Advance past the instruction; a caller's frame stays at its
+            // call until the callee returns, so lanes inside a call sort
+            // before lanes already past it and reconverge after it.
+            let is_call = matches!(inst.kind, InstKind::Call { .. });
             for &t in &lanes {
+                if is_call && active.contains(&t) {
+                    continue;
+                }
                 if let Some(f) = self.threads[t].frames.last_mut() {
                     f.idx += 1;
                 }
@@ -1090,6 +1097,10 @@ impl<'c, 'a> Cta<'c, 'a> {
             InstKind::Cvt { dst_ty, src_ty, dst, src, round, ftz, sat } => {
                 let r = alu::cvt(*dst_ty, *src_ty, v(self, *src), *round, *ftz, *sat);
                 self.set(t, *dst, r);
+            }
+            InstKind::IsSpace { space, dst, src } => {
+                let (sp, _) = Self::resolve(Space::Generic, v(self, *src));
+                self.set(t, *dst, u64::from(sp == *space));
             }
             InstKind::Cvta { to_generic, space, dst, src, bits } => {
                 let x = zx(v(self, *src), *bits);

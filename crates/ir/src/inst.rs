@@ -318,6 +318,8 @@ pub enum InstKind {
     PredOp { op: PredOp, dst: Reg, a: Value, b: Value },
     Testp { kind: TestKind, ty: Ty, dst: Reg, a: Value },
     Cvt { dst_ty: Ty, src_ty: Ty, dst: Reg, src: Value, round: Option<CvtRound>, ftz: bool, sat: bool },
+    /// `isspacep`: whether a generic address points into `space`.
+    IsSpace { space: Space, dst: Reg, src: Value },
     /// `cvta` (to generic when `to_generic`) and `cvta.to`.
     Cvta { to_generic: bool, space: Space, dst: Reg, src: Value, bits: u32 },
     /// Pack registers into one wider register (`mov.b64 %rd, {%r1,%r2}`), element 0 lowest.

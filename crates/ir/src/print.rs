@@ -130,6 +130,7 @@ pub fn print_inst(m: &Module, f: &Function, inst: &Inst) -> String {
             flags(*ftz, *sat),
             value(src)
         ),
+        InstKind::IsSpace { space, dst, src } => format!("{dst} = isspacep.{space} {}", value(src)),
         InstKind::Cvta { to_generic, space, dst, src, bits } => {
             format!("{dst} = cvta{}.{space}.u{bits} {}", if *to_generic { "" } else { ".to" }, value(src))
         }

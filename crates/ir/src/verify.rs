@@ -129,7 +129,7 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                     regs.push(*dst);
                     vals.extend([a, b]);
                 }
-                InstKind::Testp { dst, a, .. } | InstKind::Cvt { dst, src: a, .. } | InstKind::Cvta { dst, src: a, .. } => {
+                InstKind::Testp { dst, a, .. } | InstKind::IsSpace { dst, src: a, .. } | InstKind::Cvt { dst, src: a, .. } | InstKind::Cvta { dst, src: a, .. } => {
                     regs.push(*dst);
                     vals.push(*a);
                 }

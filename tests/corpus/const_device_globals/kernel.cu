@@ -8,6 +8,7 @@ extern "C" __global__ void consts(const int* x, int* out, double* od, unsigned l
     int t = threadIdx.x;
     out[t] = ctab[x[t] & 7] * gtab[t & 15];
     od[t] = x[t] * cscale;
+    __syncthreads();  // every read of gtab happens before any update
     atomicAdd(&gtab[t & 15], 1);
     atomicAdd(&gcount, 2ull);
     __syncthreads();

@@ -562,6 +562,14 @@ impl FnLower<'_, '_> {
                 let mask = self.src(&cx.ops[2], Ty::U32)?;
                 self.emit(InstKind::Redux { op, ty, dst, a, mask }, g, sp);
             }
+            "isspacep" => {
+                nowords!();
+                cx.count(self, 2)?;
+                let Some(space) = m.space else { return Err(bad(self, "missing state space".into())) };
+                let dst = self.dst(&cx.ops[0], Ty::Pred)?;
+                let src = self.src(&cx.ops[1], Ty::U64)?;
+                self.emit(InstKind::IsSpace { space, dst, src }, g, sp);
+            }
             "trap" | "brkpt" => self.emit(InstKind::Trap, g, sp),
             "nanosleep" | "pmevent" | "prefetch" | "prefetchu" | "discard" | "applypriority" => {
                 self.emit(InstKind::Nop, g, sp)
@@ -747,10 +755,7 @@ impl FnLower<'_, '_> {
             return Err(self.diag(rest[2].span(), "call prototypes (indirect calls) are not supported"));
         }
         let func = self.function_id(&name, fspan)?;
-        let (np, nr) = {
-            let callee = &self.ml.m.functions[func];
-            (callee.params.len(), callee.returns.len())
-        };
+        let (np, nr) = self.ml.arity.get(&func).copied().unwrap_or((0, 0));
         if np != args.len() || nr != rets.len() {
             return Err(self.diag(
                 fspan,

@@ -31,6 +31,7 @@ pub fn lower(src: &str, module: &ast::Module) -> Result<ir::Module, Diagnostics>
         globals: HashMap::new(),
         funcs: HashMap::new(),
         declared: HashSet::new(),
+        arity: HashMap::new(),
         shared_end: 0,
         const_end: 0,
     };
@@ -68,6 +69,7 @@ pub fn lower(src: &str, module: &ast::Module) -> Result<ir::Module, Diagnostics>
     }
     for (id, f, _) in &bodies {
         let lowered = ml.signature(f)?;
+        ml.arity.insert(*id, (lowered.params.len(), lowered.returns.len()));
         ml.m.functions[*id] = lowered;
     }
     for (id, f, body) in bodies {
@@ -87,6 +89,9 @@ pub(crate) struct ModuleLower<'a> {
     globals: HashMap<String, GlobalId>,
     funcs: HashMap<String, FuncId>,
     declared: HashSet<String>,
+    /// (parameters, returns) of each function, usable while its own body is
+    /// being lowered (recursive calls).
+    arity: HashMap<FuncId, (usize, usize)>,
     shared_end: u64,
     const_end: u64,
 }
@@ -576,7 +581,7 @@ impl<'m, 'a> FnLower<'m, 'a> {
     /// A register operand as a destination.
     pub(crate) fn dst(&mut self, op: &Operand, ty: Ty) -> Result<Reg, Diagnostic> {
         match op {
-            Operand::Reg(name, span) => match self.lookup(name) {
+            Operand::Reg(name, span) | Operand::Symbol(name, span) => match self.lookup(name) {
                 Some(Binding::Reg(r)) => Ok(r),
                 Some(_) => Err(self.diag(*span, format!("`{name}` is not a register"))),
                 None if special(name).is_some() => Err(self.diag(*span, "special registers are read-only")),
