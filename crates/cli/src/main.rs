@@ -78,7 +78,7 @@ struct RunArgs {
 struct InspectArgs {
     #[command(flatten)]
     source: Source,
-    /// What to print: `kernels` (default) or `ir`.
+    /// What to print: `kernels` (default), `ir`, or `ptx` (the PTX NVRTC makes of a .cu file).
     #[arg(long, default_value = "kernels")]
     emit: String,
 }
@@ -99,6 +99,17 @@ fn main() -> ExitCode {
 }
 
 type Res<T> = Result<T, String>;
+
+/// The PTX text of a source file (compiled with NVRTC when it is CUDA).
+fn ptx_text(s: &Source) -> Res<String> {
+    let text = std::fs::read(&s.file).map_err(|e| format!("cannot read {}: {e}", s.file.display()))?;
+    let text = String::from_utf8_lossy(&text).into_owned();
+    if s.file.extension().is_some_and(|e| e == "cu") {
+        let opts = nvrtc::Options { arch: s.arch, fast_math: s.fast_math, extra: Vec::new() };
+        return nvrtc::compile(&text, &s.file.display().to_string(), &opts).map_err(|e| e.to_string());
+    }
+    Ok(text)
+}
 
 fn load(dev: &Device, s: &Source) -> Res<(Module, f64)> {
     let text = std::fs::read(&s.file).map_err(|e| format!("cannot read {}: {e}", s.file.display()))?;
@@ -232,6 +243,10 @@ fn run(a: RunArgs) -> Res<()> {
 }
 
 fn inspect(a: InspectArgs) -> Res<()> {
+    if a.emit == "ptx" {
+        print!("{}", ptx_text(&a.source)?);
+        return Ok(());
+    }
     let dev = Device::new();
     let (module, _) = load(&dev, &a.source)?;
     match a.emit.as_str() {
@@ -252,7 +267,7 @@ fn inspect(a: InspectArgs) -> Res<()> {
                 }
             }
         }
-        other => return Err(format!("--emit `{other}`: expected `kernels` or `ir`")),
+        other => return Err(format!("--emit `{other}`: expected `kernels`, `ir` or `ptx`")),
     }
     Ok(())
 }
