@@ -25,6 +25,7 @@ pub(crate) struct LaunchCtx<'a> {
     pub deadline: Option<Instant>,
     pub cancel: AtomicBool,
     pub nsm: u32,
+    pub printf: Option<std::sync::Arc<std::sync::Mutex<String>>>,
 }
 
 /// Deepest call stack and largest local memory per thread.
@@ -33,9 +34,13 @@ const MAX_LOCAL: usize = 1 << 22;
 /// Lock-step steps a warp runs before the next warp gets a turn (so warps
 /// spinning on each other through shared memory make progress).
 const WARP_SLICE: u32 = 4096;
-/// Steps one group may run while other lanes of its warp wait, before the
-/// furthest-behind rule is suspended for a turn (intra-warp spin locks).
-const GROUP_PATIENCE: u32 = 100_000;
+/// Atomics and volatile loads one group may execute while other ready
+/// lanes of its warp wait, before the earliest-first rule is suspended for
+/// one turn: a group spinning on memory may be waiting for a lane that is
+/// further along (intra-warp locks), and independent thread scheduling
+/// guarantees that lane progress. Loops without such accesses cannot be
+/// waiting on anyone, so they keep the lanes reconverging.
+const SPIN_PATIENCE: u32 = 256;
 
 struct Frame {
     func: FuncId,
@@ -100,6 +105,8 @@ pub(crate) struct Cta<'c, 'a> {
     shared: Vec<u8>,
     threads: Vec<Thread>,
     barriers: Vec<Barrier>,
+    /// Per warp: spin-like accesses by the current group while others wait.
+    spin: Vec<u32>,
     steps: u64,
     executed: u64,
 }
@@ -127,6 +134,7 @@ pub(crate) fn run_cta(ctx: &LaunchCtx, ctaid: [u32; 3], smid: u32) -> Res<u64> {
         shared: vec![0; ctx.shared_total as usize],
         threads,
         barriers: vec![Barrier::default(); 16],
+        spin: vec![0; n.div_ceil(WARP)],
         steps: 0,
         executed: 0,
     };
@@ -216,31 +224,40 @@ impl<'c, 'a> Cta<'c, 'a> {
     fn run_warp(&mut self, w: usize) -> Res<bool> {
         let mut progress = false;
         let mut group = 0u32;
-        let mut patience = 0u32;
-        let mut latest = false;
         for _ in 0..WARP_SLICE {
             if group == 0 {
-                group = self.pick_group(w, latest);
-                latest = false;
-                patience = 0;
+                group = self.pick_group(w, false);
                 if group == 0 {
                     return Ok(progress);
                 }
             }
             progress = true;
             self.tick()?;
+            if self.spin_like(w, group) {
+                self.spin[w] += 1;
+                if self.spin[w] > SPIN_PATIENCE && self.ready_count(w) > group.count_ones() {
+                    self.spin[w] = 0;
+                    group = self.pick_group(w, true);
+                }
+            }
             let same = self.step(w, group)?;
             if !same {
                 group = 0;
-            } else {
-                patience += 1;
-                if patience > GROUP_PATIENCE && self.ready_count(w) > group.count_ones() {
-                    group = 0;
-                    latest = true;
-                }
             }
         }
         Ok(progress)
+    }
+
+    /// Whether the group's next instruction is an atomic or volatile load
+    /// (what a spin-wait loop polls).
+    fn spin_like(&self, w: usize, group: u32) -> bool {
+        let leader = w * WARP + group.trailing_zeros() as usize;
+        let Some(f) = self.threads[leader].frames.last() else { return false };
+        let func = &self.ctx.module.functions[f.func];
+        match func.blocks[f.block].insts.get(f.idx as usize).map(|i| &i.kind) {
+            Some(InstKind::Atom { .. }) | Some(InstKind::Ld { volatile: true, .. }) => true,
+            _ => false,
+        }
     }
 
     fn tick(&mut self) -> Res<()> {
@@ -988,6 +1005,103 @@ impl<'c, 'a> Cta<'c, 'a> {
         v
     }
 
+    /// The value of a call argument (registers, immediates, or the first
+    /// 8 bytes of a `.param` variable of the frame).
+    fn call_arg(&self, t: usize, a: &CallArg) -> u64 {
+        match a {
+            CallArg::Reg(r) => self.val(t, Value::Reg(*r)),
+            CallArg::Imm(x) => *x,
+            CallArg::Local(l) => {
+                let th = &self.threads[t];
+                let Some(f) = th.frames.last() else { return 0 };
+                let loc = &self.ctx.module.functions[f.func].locals[*l];
+                let off = (f.local_base + loc.offset) as usize;
+                let n = loc.size.min(8) as usize;
+                let mut w = [0u8; 8];
+                if let Some(b) = th.local.get(off..off + n) {
+                    w[..n].copy_from_slice(b);
+                }
+                u64::from_le_bytes(w)
+            }
+        }
+    }
+
+    /// A NUL-terminated string at a generic address (at most 4 KiB).
+    fn c_string(&self, t: usize, line: u32, addr: u64) -> Res<Vec<u8>> {
+        let mut out = Vec::new();
+        for i in 0..4096u64 {
+            let b = self.load(t, line, Space::Generic, addr.wrapping_add(i), 1)? as u8;
+            if b == 0 {
+                break;
+            }
+            out.push(b);
+        }
+        Ok(out)
+    }
+
+    fn builtin(&mut self, t: usize, line: u32, which: Builtin, args: &[CallArg], rets: &[CallArg]) -> Res<()> {
+        let a: Vec<u64> = args.iter().map(|x| self.call_arg(t, x)).collect();
+        match which {
+            Builtin::Vprintf => {
+                let fmt = self.c_string(t, line, a[0])?;
+                let mut fault = None;
+                let (text, n) = crate::printf::format(
+                    &fmt,
+                    |off, size| match self.load(t, line, Space::Generic, a[1].wrapping_add(off), size) {
+                        Ok(v) => Some(v),
+                        Err(e) => {
+                            fault.get_or_insert(e);
+                            None
+                        }
+                    },
+                    |p| self.c_string(t, line, p).map(|s| String::from_utf8_lossy(&s).into_owned()).unwrap_or_else(|_| "(bad string)".into()),
+                );
+                if let Some(e) = fault {
+                    return Err(e);
+                }
+                match &self.ctx.printf {
+                    Some(buf) => buf.lock().unwrap_or_else(|p| p.into_inner()).push_str(&text),
+                    None => {
+                        use std::io::Write;
+                        let mut out = std::io::stdout().lock();
+                        let _ = out.write_all(text.as_bytes());
+                        let _ = out.flush();
+                    }
+                }
+                if let Some(r) = rets.first() {
+                    self.write_call_result(t, r, u64::from(n));
+                }
+            }
+            Builtin::AssertFail => {
+                let msg = String::from_utf8_lossy(&self.c_string(t, line, a[0])?).into_owned();
+                let file = String::from_utf8_lossy(&self.c_string(t, line, a[1])?).into_owned();
+                let func = String::from_utf8_lossy(&self.c_string(t, line, a[3])?).into_owned();
+                let m = format!("assertion `{msg}` failed at {file}:{} in `{func}`", a[2] as u32);
+                return Err(self.fault(t, line, FaultKind::Assert(m)));
+            }
+        }
+        Ok(())
+    }
+
+    fn write_call_result(&mut self, t: usize, r: &CallArg, v: u64) {
+        match r {
+            CallArg::Reg(reg) => self.set(t, *reg, v),
+            CallArg::Local(l) => {
+                let module = self.ctx.module;
+                let th = &mut self.threads[t];
+                if let Some(f) = th.frames.last() {
+                    let loc = &module.functions[f.func].locals[*l];
+                    let off = (f.local_base + loc.offset) as usize;
+                    let n = loc.size.min(8) as usize;
+                    if let Some(dst) = th.local.get_mut(off..off + n) {
+                        dst.copy_from_slice(&v.to_le_bytes()[..n]);
+                    }
+                }
+            }
+            CallArg::Imm(_) => {}
+        }
+    }
+
     /// Execute a non-collective, non-control instruction for one thread.
     fn exec(&mut self, t: usize, inst: &Inst) -> Res<()> {
         let line = inst.loc.line;
@@ -1177,6 +1291,7 @@ impl<'c, 'a> Cta<'c, 'a> {
                 self.set(t, *dst, x);
             }
             InstKind::Trap => return Err(self.fault(t, line, FaultKind::Trap)),
+            InstKind::Builtin { which, args, rets } => self.builtin(t, line, *which, args, rets)?,
             InstKind::Shfl { .. }
             | InstKind::Vote { .. }
             | InstKind::Activemask { .. }

@@ -10,6 +10,8 @@ pub enum FaultKind {
     Misaligned { access: String, addr: u64, align: u32 },
     /// `trap`/`brkpt`.
     Trap,
+    /// A device `assert` failed.
+    Assert(String),
     /// Call depth or local memory exhausted.
     StackOverflow,
     /// A warp operation used wrongly (e.g. the thread is not in its mask).
@@ -36,6 +38,7 @@ impl fmt::Display for Fault {
                 write!(f, "misaligned {access} at address {addr:#x} (needs {align}-byte alignment)")?
             }
             FaultKind::Trap => write!(f, "trap instruction executed")?,
+            FaultKind::Assert(m) => write!(f, "{m}")?,
             FaultKind::StackOverflow => write!(f, "call stack overflow (recursion too deep)")?,
             FaultKind::Warp(m) => write!(f, "{m}")?,
         }

@@ -16,6 +16,7 @@ mod cta;
 mod error;
 mod instance;
 pub mod memory;
+pub mod printf;
 
 pub use error::{ExecError, Fault, FaultKind};
 pub use instance::Instance;
@@ -41,6 +42,8 @@ pub struct ExecOptions {
     pub threads: usize,
     /// Stop a launch that runs longer than this.
     pub timeout: Option<Duration>,
+    /// Where device `printf` output goes: this buffer, or stdout when `None`.
+    pub printf: Option<std::sync::Arc<Mutex<String>>>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -122,6 +125,7 @@ pub fn launch(
         deadline: opts.timeout.map(|t| Instant::now() + t),
         cancel: AtomicBool::new(false),
         nsm: workers as u32,
+        printf: opts.printf.clone(),
     };
     let next = AtomicU64::new(0);
     let first_error: Mutex<Option<(u64, ExecError)>> = Mutex::new(None);

@@ -344,10 +344,46 @@ pub enum InstKind {
     WarpSync { mask: Value },
     ReadSpecial { dst: Reg, sreg: Special },
     Call { func: FuncId, args: Vec<CallArg>, rets: Vec<CallArg> },
+    /// A call of a function the CUDA runtime provides (`vprintf`,
+    /// `__assertfail`), with the usual argument conventions.
+    Builtin { which: Builtin, args: Vec<CallArg>, rets: Vec<CallArg> },
     /// `trap` / `brkpt`: abort the launch.
     Trap,
     /// `nanosleep`, `prefetch`, `pmevent` and other hints with no effect on results.
     Nop,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `vprintf(format, args)`: device-side printf.
+    Vprintf,
+    /// `__assertfail(message, file, line, function, char_size)`: a failed `assert`.
+    AssertFail,
+}
+
+impl Builtin {
+    pub fn from_name(name: &str) -> Option<Builtin> {
+        match name {
+            "vprintf" => Some(Builtin::Vprintf),
+            "__assertfail" => Some(Builtin::AssertFail),
+            _ => None,
+        }
+    }
+
+    /// (arguments, results)
+    pub fn arity(self) -> (usize, usize) {
+        match self {
+            Builtin::Vprintf => (2, 1),
+            Builtin::AssertFail => (5, 0),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::Vprintf => "vprintf",
+            Builtin::AssertFail => "__assertfail",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

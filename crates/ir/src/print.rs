@@ -207,6 +207,19 @@ pub fn print_inst(m: &Module, f: &Function, inst: &Inst) -> String {
                 args.iter().map(arg).collect::<Vec<_>>().join(", ")
             )
         }
+        InstKind::Builtin { which, args, rets } => {
+            let arg = |a: &CallArg| match a {
+                CallArg::Reg(r) => r.to_string(),
+                CallArg::Imm(x) => format!("{x:#x}"),
+                CallArg::Local(l) => format!("%{}", f.locals.get(*l).map(|l| l.name.as_str()).unwrap_or("?")),
+            };
+            format!(
+                "({}) = builtin {}({})",
+                rets.iter().map(arg).collect::<Vec<_>>().join(", "),
+                which.name(),
+                args.iter().map(arg).collect::<Vec<_>>().join(", ")
+            )
+        }
         InstKind::Trap => "trap".into(),
         InstKind::Nop => "nop".into(),
     };

@@ -197,6 +197,23 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                     vals.extend([a, mask]);
                 }
                 InstKind::WarpSync { mask } => vals.push(*mask),
+                InstKind::Builtin { which, args, rets } => {
+                    let (na, nr) = which.arity();
+                    if args.len() != na || rets.len() > nr {
+                        return Err(bad("argument count does not match the builtin"));
+                    }
+                    for a in args.iter().chain(rets) {
+                        match a {
+                            CallArg::Reg(r) => regs.push(*r),
+                            CallArg::Imm(_) => {}
+                            CallArg::Local(l) => {
+                                if !f.locals.contains(*l) {
+                                    return Err(bad("local out of range"));
+                                }
+                            }
+                        }
+                    }
+                }
                 InstKind::Call { func, args, rets } => {
                     let Some(callee) = m.functions.get(*func) else {
                         return Err(bad("callee out of range"));

@@ -103,6 +103,12 @@ impl Device {
         self
     }
 
+    /// Collect device `printf` output in `buf` instead of writing it to stdout.
+    pub fn with_printf_buffer(mut self, buf: std::sync::Arc<std::sync::Mutex<String>>) -> Self {
+        self.opts.printf = Some(buf);
+        self
+    }
+
     pub fn backend(&self) -> Backend {
         Backend::Interp
     }

@@ -754,6 +754,24 @@ impl FnLower<'_, '_> {
         if rest.len() > 2 {
             return Err(self.diag(rest[2].span(), "call prototypes (indirect calls) are not supported"));
         }
+        if self.ml.declared.contains(&name) && !self.ml.funcs.contains_key(&name) {
+            if let Some(which) = Builtin::from_name(&name) {
+                let (na, nr) = which.arity();
+                if args.len() != na || rets.len() > nr {
+                    return Err(self.diag(fspan, format!("`{name}` takes {na} arguments and returns {nr} value(s)")));
+                }
+                let mut a = Vec::new();
+                for o in args {
+                    a.push(self.call_arg(o)?);
+                }
+                let mut r = Vec::new();
+                for o in rets {
+                    r.push(self.call_arg(o)?);
+                }
+                self.emit(InstKind::Builtin { which, args: a, rets: r }, cx.guard, cx.span);
+                return Ok(());
+            }
+        }
         let func = self.function_id(&name, fspan)?;
         let (np, nr) = self.ml.arity.get(&func).copied().unwrap_or((0, 0));
         if np != args.len() || nr != rets.len() {

@@ -572,7 +572,7 @@ impl<'m, 'a> FnLower<'m, 'a> {
         if self.ml.declared.contains(name) {
             return Err(self.diag(
                 span,
-                format!("function `{name}` is declared but not defined in this module (external functions such as vprintf or malloc are not supported)"),
+                format!("function `{name}` is declared but not defined in this module (of the CUDA runtime's device functions only vprintf and __assertfail are provided; malloc, free and others are not)"),
             ));
         }
         Err(self.diag(span, format!("unknown function `{name}`")))
@@ -616,7 +616,8 @@ impl<'m, 'a> FnLower<'m, 'a> {
                 if self.ml.funcs.contains_key(name) || self.ml.declared.contains(name) {
                     return Err(self.diag(*span, "function addresses (indirect calls) are not supported"));
                 }
-                Err(self.diag(*span, format!("unknown name `{name}`")))
+                let what = if name.starts_with('%') { "register" } else { "name" };
+                Err(self.diag(*span, format!("unknown {what} `{name}`")))
             }
             Operand::Int(v, span) => {
                 if ty.is_float() {
