@@ -42,10 +42,10 @@ struct RunArgs {
     #[arg(long)]
     kernel: String,
     /// Grid size X[,Y[,Z]].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     grid: String,
     /// Block size X[,Y[,Z]].
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     block: String,
     /// Kernel argument, in parameter order: TYPE=VALUE | @PATH.npy | zeros:DTYPE:COUNT | raw:PATH.
     #[arg(long = "arg", allow_hyphen_values = true)]
@@ -67,7 +67,7 @@ struct RunArgs {
     #[arg(long, default_value = "interp")]
     backend: String,
     /// Stop the kernel after this many seconds.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     timeout: Option<f64>,
     /// Worker threads (default: all cores).
     #[arg(long, default_value_t = 0)]
@@ -144,8 +144,10 @@ fn dims(s: &str, what: &str) -> Res<[u32; 3]> {
 fn run(a: RunArgs) -> Res<()> {
     let backend: Backend = a.backend.parse().map_err(|e: warpfold::Error| e.to_string())?;
     let timeout = match a.timeout {
-        Some(t) if !(t > 0.0 && t.is_finite()) => return Err("--timeout must be a positive number of seconds".into()),
-        Some(t) => Some(Duration::from_secs_f64(t)),
+        Some(t) => match Duration::try_from_secs_f64(t) {
+            Ok(d) if t > 0.0 => Some(d.min(Duration::from_secs(100 * 365 * 86400))),
+            _ => return Err(format!("--timeout must be a positive number of seconds, got {t}")),
+        },
         None => None,
     };
     let grid = dims(&a.grid, "grid")?;
@@ -257,7 +259,7 @@ fn inspect(a: InspectArgs) -> Res<()> {
                 println!("no kernels");
             }
             for k in ks {
-                println!("{}", k.name);
+                println!("{}", warpfold::display_name(&k.name));
                 for (i, p) in k.params.iter().enumerate() {
                     let ty = match p.array {
                         Some(n) => format!(".b8[{n}] (by-value aggregate, {} bytes; pass raw:FILE)", n * u64::from(p.ty.bytes())),

@@ -4,7 +4,7 @@
 use crate::alu::{self, sx, zx};
 use crate::error::{ExecError, Fault, FaultKind};
 use crate::instance::Instance;
-use crate::memory::{self, MemoryMap, CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+use crate::memory::{self, MemoryMap, CONST_WINDOW, FUNC_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 use crate::{LaunchConfig, WARP};
 use std::cmp::Ordering as CmpOrd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -21,6 +21,7 @@ pub(crate) struct LaunchCtx<'a> {
     pub params: &'a [u8],
     pub dyn_base: u64,
     pub shared_total: u64,
+    pub shared_offsets: &'a std::collections::HashMap<GlobalId, u64>,
     pub start: Instant,
     pub deadline: Option<Instant>,
     pub cancel: AtomicBool,
@@ -314,7 +315,7 @@ impl<'c, 'a> Cta<'c, 'a> {
             // Advance past the instruction; a caller's frame stays at its
             // call until the callee returns, so lanes inside a call sort
             // before lanes already past it and reconverge after it.
-            let is_call = matches!(inst.kind, InstKind::Call { .. });
+            let is_call = matches!(inst.kind, InstKind::Call { .. } | InstKind::CallIndirect { .. });
             for &t in &lanes {
                 if is_call && active.contains(&t) {
                     continue;
@@ -354,6 +355,15 @@ impl<'c, 'a> Cta<'c, 'a> {
                         self.call(t, *callee, args, rets, inst.loc.line)?;
                     }
                     return Ok(active.is_empty() || active.len() == lanes.len());
+                }
+                InstKind::CallIndirect { target, args, rets } => {
+                    // Lanes calling different functions diverge: each call
+                    // pushes its own frame, and the scheduler regroups them.
+                    for &t in &active {
+                        let callee = self.indirect_target(t, *target, args.len(), rets.len(), inst.loc.line)?;
+                        self.call(t, callee, args, rets, inst.loc.line)?;
+                    }
+                    return Ok(false);
                 }
                 _ => {
                     for &t in &active {
@@ -485,20 +495,13 @@ impl<'c, 'a> Cta<'c, 'a> {
             if part & !waiting != 0 {
                 continue;
             }
-            // Everyone named has arrived: they must be doing the same kind of operation.
-            for m in 0..WARP {
-                if part & (1 << m) != 0 {
-                    let q = pend(self, base + m).expect("waiting");
-                    if q.kind != p.kind {
-                        return Err(self.fault(
-                            t,
-                            p.line,
-                            FaultKind::Warp(format!("lane {l} (line {}) and lane {m} (line {}) wait at different warp operations", p.line, q.line)),
-                        ));
-                    }
-                }
+            // Everyone named has arrived; those waiting at another kind of
+            // operation (other divergent groups) hold this group until they
+            // get here too. If that never happens the CTA reports a deadlock.
+            let same = (0..WARP).all(|m| part & (1 << m) == 0 || pend(self, base + m).is_some_and(|q| q.kind == p.kind));
+            if same {
+                ready.push((t, p, part));
             }
-            ready.push((t, p, part));
         }
         let mut results = Vec::with_capacity(ready.len());
         for (t, p, part) in &ready {
@@ -672,11 +675,11 @@ impl<'c, 'a> Cta<'c, 'a> {
                         match first {
                             None => first = Some((t, site, line)),
                             Some((_, s, l)) if s != site => {
-                                return Err(ExecError::Deadlock {
+                                return Err(ExecError::BarrierDivergence {
                                     kernel: self.ctx.name.clone(),
                                     block: self.ctaid,
                                     detail: format!(
-                                        "threads wait at different barriers: thread {:?} at PTX line {l}, thread {:?} at PTX line {line}",
+                                        "threads wait at different barriers: thread {:?} at PTX line {l}, thread {:?} at PTX line {line} (a CTA-wide barrier must be reached by all threads at the same place)",
                                         self.threads[first.map_or(0, |f| f.0)].tid, self.threads[t].tid
                                     ),
                                 });
@@ -792,6 +795,24 @@ impl<'c, 'a> Cta<'c, 'a> {
         Ok(())
     }
 
+    /// The function a pointer names, checked against the call's shape.
+    fn indirect_target(&self, t: usize, target: Value, nargs: usize, nrets: usize, line: u32) -> Res<FuncId> {
+        let p = self.val(t, target);
+        let module = self.ctx.module;
+        let id = p.wrapping_sub(FUNC_WINDOW) / 16;
+        let ok = p >= FUNC_WINDOW && p % 16 == 0 && (id as usize) < module.functions.len();
+        let f = ok.then(|| FuncId(id as u32)).filter(|f| !module.functions[*f].is_kernel);
+        match f {
+            Some(f) if module.functions[f].params.len() == nargs && module.functions[f].returns.len() == nrets => Ok(f),
+            Some(f) => Err(self.fault(
+                t,
+                line,
+                FaultKind::Warp(format!("call through a pointer to `{}` with {nargs} arguments and {nrets} results; it takes {} and returns {}", module.functions[f].name, module.functions[f].params.len(), module.functions[f].returns.len())),
+            )),
+            None => Err(self.fault(t, line, FaultKind::Memory { access: "call through a function pointer".into(), addr: p, detail: "not the address of a device function".into() })),
+        }
+    }
+
     fn ret(&mut self, t: usize) -> Res<()> {
         let module = self.ctx.module;
         let th = &mut self.threads[t];
@@ -840,7 +861,7 @@ impl<'c, 'a> Cta<'c, 'a> {
                 match gv.space {
                     Space::Global => self.ctx.inst.global_addr(g),
                     Space::Shared => {
-                        let off = if gv.dynamic { self.ctx.dyn_base } else { gv.offset };
+                        let off = if gv.dynamic { self.ctx.dyn_base } else { self.ctx.shared_offsets.get(&g).copied().unwrap_or(0) };
                         off + if generic { SHARED_WINDOW } else { 0 }
                     }
                     Space::Const => gv.offset + if generic { CONST_WINDOW } else { 0 },
@@ -856,6 +877,7 @@ impl<'c, 'a> Cta<'c, 'a> {
                 let off = module.functions[self.ctx.kernel].params.get(i as usize).map_or(0, |p| p.offset);
                 off + if generic { PARAM_WINDOW } else { 0 }
             }
+            Symbol::Function(f) => FUNC_WINDOW + 16 * u64::from(f.0),
         }
     }
 
@@ -1299,7 +1321,8 @@ impl<'c, 'a> Cta<'c, 'a> {
             | InstKind::Redux { .. }
             | InstKind::WarpSync { .. }
             | InstKind::Bar { .. }
-            | InstKind::Call { .. } => unreachable!("handled by the warp scheduler"),
+            | InstKind::Call { .. }
+            | InstKind::CallIndirect { .. } => unreachable!("handled by the warp scheduler"),
         }
         Ok(())
     }

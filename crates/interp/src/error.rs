@@ -56,6 +56,11 @@ pub enum ExecError {
     Fault(Box<Fault>),
     #[error("barrier deadlock in kernel `{kernel}`, block ({},{},{}): {detail}", block[0], block[1], block[2])]
     Deadlock { kernel: String, block: [u32; 3], detail: String },
+    /// `bar.sync` reached at different places by threads of one CTA:
+    /// undefined in CUDA (`__syncthreads` must be reached by every thread at
+    /// the same point), so reported rather than guessed at.
+    #[error("barrier divergence in kernel `{kernel}`, block ({},{},{}): {detail}", block[0], block[1], block[2])]
+    BarrierDivergence { kernel: String, block: [u32; 3], detail: String },
     #[error("kernel `{kernel}` exceeded the time limit of {secs:.1} s and was stopped")]
     Timeout { kernel: String, secs: f64 },
     #[error("invalid launch: {0}")]

@@ -1,9 +1,11 @@
 //! A module placed on a device: its `.global` variables allocated and
 //! initialised, its `.const` bank built, relocations resolved.
 
-use crate::memory::{DeviceMemory, MemoryError, CONST_WINDOW, SHARED_WINDOW};
+use crate::memory::{DeviceMemory, MemoryError, CONST_WINDOW, FUNC_WINDOW, SHARED_WINDOW};
 use std::sync::Arc;
-use warpfold_ir::{GlobalId, Module, Space};
+use std::collections::HashMap;
+use warpfold_ir::shared::{shared_layout, SharedLayout};
+use warpfold_ir::{FuncId, GlobalId, Module, RelocTarget, Space};
 
 #[derive(Debug)]
 pub struct Instance {
@@ -11,7 +13,7 @@ pub struct Instance {
     /// Address of each global variable (0 for non-`.global` ones).
     global_addr: Vec<u64>,
     const_bank: Vec<u8>,
-    shared_static: u64,
+    shared: HashMap<FuncId, SharedLayout>,
 }
 
 impl Instance {
@@ -32,14 +34,20 @@ impl Instance {
             match g.space {
                 Space::Global => global_addr[id.0 as usize],
                 Space::Const => g.offset + if generic { CONST_WINDOW } else { 0 },
-                Space::Shared => g.offset + if generic { SHARED_WINDOW } else { 0 },
+                Space::Shared => {
+                    warpfold_ir::shared::pinned_offset(&module, id).unwrap_or(0) + if generic { SHARED_WINDOW } else { 0 }
+                }
                 _ => 0,
             }
         };
         for (id, g) in module.globals.iter() {
             let mut bytes = g.init.clone();
             for r in &g.relocs {
-                let v = addr_of(r.target, r.generic || module.globals[r.target].space == Space::Global).wrapping_add(r.addend as u64);
+                let base = match r.target {
+                    RelocTarget::Global(t) => addr_of(t, r.generic || module.globals[t].space == Space::Global),
+                    RelocTarget::Function(f) => FUNC_WINDOW + 16 * u64::from(f.0),
+                };
+                let v = base.wrapping_add(r.addend as u64);
                 let at = r.at as usize;
                 let n = r.bytes.min(8) as usize;
                 if let Some(dst) = bytes.get_mut(at..at + n) {
@@ -59,8 +67,8 @@ impl Instance {
                 _ => {}
             }
         }
-        let shared_static = module.static_shared_bytes();
-        Ok(Instance { module, global_addr, const_bank, shared_static })
+        let shared = module.kernels().map(|(k, _)| (k, shared_layout(&module, k))).collect();
+        Ok(Instance { module, global_addr, const_bank, shared })
     }
 
     pub fn module(&self) -> &Module {
@@ -75,7 +83,8 @@ impl Instance {
         &self.const_bank
     }
 
-    pub fn shared_static(&self) -> u64 {
-        self.shared_static
+    /// The shared-memory layout of a kernel of this module.
+    pub fn shared_layout(&self, kernel: FuncId) -> Option<&SharedLayout> {
+        self.shared.get(&kernel)
     }
 }

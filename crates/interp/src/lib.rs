@@ -97,8 +97,10 @@ pub fn launch(
     if params.len() as u64 != func.param_bytes {
         return bad(format!("parameter buffer is {} bytes, the kernel takes {}", params.len(), func.param_bytes));
     }
-    let shared_static = inst.shared_static();
-    let dyn_base = shared_static.div_ceil(16) * 16;
+    let Some(layout) = inst.shared_layout(kernel) else {
+        return bad("no shared-memory layout (not a kernel of this module)".into());
+    };
+    let dyn_base = layout.dynamic_base();
     let shared_total = dyn_base + u64::from(cfg.dynamic_shared);
     if shared_total > MAX_SHARED {
         return bad(format!("needs {shared_total} bytes of shared memory; the limit is {MAX_SHARED}"));
@@ -121,6 +123,7 @@ pub fn launch(
         params,
         dyn_base,
         shared_total,
+        shared_offsets: &layout.offsets,
         start: Instant::now(),
         deadline: opts.timeout.map(|t| Instant::now() + t),
         cancel: AtomicBool::new(false),

@@ -19,6 +19,8 @@ pub const SHARED_WINDOW: u64 = 0x0000_7000_0000_0000;
 pub const LOCAL_WINDOW: u64 = 0x0000_7100_0000_0000;
 pub const CONST_WINDOW: u64 = 0x0000_7200_0000_0000;
 pub const PARAM_WINDOW: u64 = 0x0000_7300_0000_0000;
+/// Function addresses (for calls through pointers): `FUNC_WINDOW + 16 * id`.
+pub const FUNC_WINDOW: u64 = 0x0000_7400_0000_0000;
 pub const WINDOW_SIZE: u64 = 0x0000_0100_0000_0000;
 
 /// Gap left unmapped after each allocation, so small overruns hit nothing.

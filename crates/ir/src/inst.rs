@@ -30,6 +30,8 @@ pub enum Symbol {
     Local(LocalId),
     /// Kernel parameter `i`, addressed in the param space.
     KernelParam(u32),
+    /// A device function, for calls through pointers.
+    Function(FuncId),
 }
 
 /// `[base + offset]`.
@@ -344,6 +346,9 @@ pub enum InstKind {
     WarpSync { mask: Value },
     ReadSpecial { dst: Reg, sreg: Special },
     Call { func: FuncId, args: Vec<CallArg>, rets: Vec<CallArg> },
+    /// A call through a function pointer; the callee must take `args.len()`
+    /// parameters and return `rets.len()` values (checked when it runs).
+    CallIndirect { target: Value, args: Vec<CallArg>, rets: Vec<CallArg> },
     /// A call of a function the CUDA runtime provides (`vprintf`,
     /// `__assertfail`), with the usual argument conventions.
     Builtin { which: Builtin, args: Vec<CallArg>, rets: Vec<CallArg> },

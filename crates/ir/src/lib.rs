@@ -7,6 +7,7 @@ pub mod entity;
 pub mod inst;
 pub mod module;
 pub mod print;
+pub mod shared;
 pub mod types;
 pub mod verify;
 

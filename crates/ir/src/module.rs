@@ -58,10 +58,18 @@ pub struct Global {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reloc {
     pub at: u64,
-    pub target: GlobalId,
+    pub target: RelocTarget,
     pub addend: i64,
     pub generic: bool,
     pub bytes: u32,
+}
+
+/// What an initialiser stores the address of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelocTarget {
+    Global(GlobalId),
+    /// A device function (function-pointer tables).
+    Function(FuncId),
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -48,6 +48,7 @@ fn symbol(m: &Module, f: &Function, s: &Symbol) -> String {
         Symbol::Global(g) => format!("@{}", m.globals.get(*g).map(|g| g.name.as_str()).unwrap_or("?")),
         Symbol::Local(l) => format!("%{}", f.locals.get(*l).map(|l| l.name.as_str()).unwrap_or("?")),
         Symbol::KernelParam(i) => format!("param{}", i),
+        Symbol::Function(id) => format!("&{}", m.functions.get(*id).map(|f| f.name.as_str()).unwrap_or("?")),
     }
 }
 
@@ -204,6 +205,19 @@ pub fn print_inst(m: &Module, f: &Function, inst: &Inst) -> String {
                 "({}) = call {}({})",
                 rets.iter().map(arg).collect::<Vec<_>>().join(", "),
                 m.functions.get(*func).map(|f| f.name.as_str()).unwrap_or("?"),
+                args.iter().map(arg).collect::<Vec<_>>().join(", ")
+            )
+        }
+        InstKind::CallIndirect { target, args, rets } => {
+            let arg = |a: &CallArg| match a {
+                CallArg::Reg(r) => r.to_string(),
+                CallArg::Imm(x) => format!("{x:#x}"),
+                CallArg::Local(l) => format!("%{}", f.locals.get(*l).map(|l| l.name.as_str()).unwrap_or("?")),
+            };
+            format!(
+                "({}) = call_indirect {}({})",
+                rets.iter().map(arg).collect::<Vec<_>>().join(", "),
+                value(target),
                 args.iter().map(arg).collect::<Vec<_>>().join(", ")
             )
         }

@@ -63,6 +63,7 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
         Symbol::Global(g) => m.globals.contains(*g),
         Symbol::Local(l) => f.locals.contains(*l),
         Symbol::KernelParam(i) => f.is_kernel && (*i as usize) < f.params.len(),
+        Symbol::Function(id) => m.functions.get(*id).is_some_and(|g| !g.is_kernel),
     };
     let addr_ok = |a: &Address| match &a.base {
         AddrBase::Reg(r) => reg_ok(*r),
@@ -197,6 +198,20 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                     vals.extend([a, mask]);
                 }
                 InstKind::WarpSync { mask } => vals.push(*mask),
+                InstKind::CallIndirect { target, args, rets } => {
+                    vals.push(*target);
+                    for a in args.iter().chain(rets) {
+                        match a {
+                            CallArg::Reg(r) => regs.push(*r),
+                            CallArg::Imm(_) => {}
+                            CallArg::Local(l) => {
+                                if !f.locals.contains(*l) {
+                                    return Err(bad("local out of range"));
+                                }
+                            }
+                        }
+                    }
+                }
                 InstKind::Builtin { which, args, rets } => {
                     let (na, nr) = which.arity();
                     if args.len() != na || rets.len() > nr {

@@ -36,6 +36,8 @@ pub enum Error {
     Ptx { rendered: String, diagnostics: Diagnostics },
     #[error("no kernel named `{name}` in the module; it has: {available}")]
     NoSuchKernel { name: String, available: String },
+    #[error("kernel name `{name}` is ambiguous; use one of: {candidates}")]
+    AmbiguousKernel { name: String, candidates: String },
     #[error("arguments do not match kernel {signature}: {message}")]
     Arguments { signature: String, message: String },
     #[error(transparent)]
@@ -226,19 +228,81 @@ impl Module {
             .collect()
     }
 
-    /// Find a kernel by its PTX name, or by the plain name inside a C++
-    /// mangled one (`saxpy` finds `_Z5saxpyifPfS_` when it is the only one).
+    /// Find a kernel by its PTX name, or for a C++ kernel by its demangled
+    /// name: `axpy<float>`, the full signature, or the plain `axpy` when only
+    /// one kernel has it.
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         if let Some((id, _)) = self.ir.kernel(name) {
             return Ok(Kernel { module: self.clone(), id });
         }
-        let prefix = format!("_Z{}{}", name.len(), name);
-        let matches: Vec<_> = self.ir.kernels().filter(|(_, f)| f.name.starts_with(&prefix)).collect();
-        if let [(id, _)] = matches[..] {
-            return Ok(Kernel { module: self.clone(), id });
+        let wanted = name.replace(' ', "");
+        let matches: Vec<_> = self
+            .ir
+            .kernels()
+            .filter(|(_, f)| match demangle(&f.name) {
+                Some(d) => [d.full, d.qualified, d.base].iter().any(|n| n.replace(' ', "") == wanted),
+                None => false,
+            })
+            .collect();
+        match matches[..] {
+            [(id, _)] => Ok(Kernel { module: self.clone(), id }),
+            [] => {
+                let available = self.ir.kernels().map(|(_, f)| display_name(&f.name)).collect::<Vec<_>>().join(", ");
+                Err(Error::NoSuchKernel { name: name.into(), available: if available.is_empty() { "no kernels".into() } else { available } })
+            }
+            _ => Err(Error::AmbiguousKernel {
+                name: name.into(),
+                candidates: matches.iter().map(|(_, f)| display_name(&f.name)).collect::<Vec<_>>().join(", "),
+            }),
         }
-        let available = self.ir.kernels().map(|(_, f)| f.name.clone()).collect::<Vec<_>>().join(", ");
-        Err(Error::NoSuchKernel { name: name.into(), available: if available.is_empty() { "no kernels".into() } else { available } })
+    }
+}
+
+/// Names of a C++ kernel: `void axpy<float>(unsigned long, float)`,
+/// `axpy<float>` and `axpy`.
+pub struct Demangled {
+    pub full: String,
+    pub qualified: String,
+    pub base: String,
+}
+
+/// Demangle an Itanium C++ name; `None` for plain (extern "C") names.
+pub fn demangle(name: &str) -> Option<Demangled> {
+    if !name.starts_with("_Z") {
+        return None;
+    }
+    let full = cpp_demangle::Symbol::new(name).ok()?.to_string();
+    // The name is what precedes the top-level parameter list, after any
+    // return type (templates print one).
+    let mut depth = 0i32;
+    let mut paren = None;
+    let mut last_space = None;
+    for (i, c) in full.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            '(' if depth == 0 => {
+                paren = Some(i);
+                break;
+            }
+            ' ' if depth == 0 => last_space = Some(i),
+            _ => {}
+        }
+    }
+    let head = &full[..paren.unwrap_or(full.len())];
+    let qualified = match last_space {
+        Some(s) => head[s + 1..].to_string(),
+        None => head.to_string(),
+    };
+    let base = qualified.split('<').next().unwrap_or(&qualified).to_string();
+    Some(Demangled { full, qualified, base })
+}
+
+/// `name`, or `name (C++ signature)` for a mangled one.
+pub fn display_name(name: &str) -> String {
+    match demangle(name) {
+        Some(d) => format!("{name} ({})", d.full),
+        None => name.to_string(),
     }
 }
 

@@ -45,7 +45,9 @@ fn run_variant(case: &Case, ptx_path: &std::path::Path, fast: bool, threads: usi
 #[test]
 fn corpus_through_library() {
     let all = cases();
-    assert!(all.len() >= 40, "corpus has only {} cases", all.len());
+    if std::env::var_os("WARPFOLD_CORPUS_FILTER").is_none() {
+        assert!(all.len() >= 40, "corpus has only {} cases", all.len());
+    }
     let mut failures = Vec::new();
     let mut runs = 0;
     for case in &all {

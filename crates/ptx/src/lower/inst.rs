@@ -350,8 +350,8 @@ impl FnLower<'_, '_> {
                     Operand::Pair(a, b, _) => (self.dst(a, Ty::Pred)?, Some(self.dst(b, Ty::Pred)?)),
                     other => (self.dst(other, Ty::Pred)?, None),
                 };
-                let a = self.src(&cx.ops[1], ty)?;
-                let b = self.src(&cx.ops[2], ty)?;
+                let a = self.typed_src(&cx.ops[1], ty)?;
+                let b = self.typed_src(&cx.ops[2], ty)?;
                 let combine = self.combine(&m, cx, 3)?;
                 self.emit(InstKind::Setp { cmp, ty, dst, dst2, a, b, combine, ftz: m.ftz }, g, sp);
             }
@@ -585,12 +585,12 @@ impl FnLower<'_, '_> {
     /// bfe/bfi are handled by their own arms).
     fn int(&mut self, op: IntOp, ty: Ty, dty: Ty, cx: &Cx, n: usize) -> R<()> {
         cx.count(self, n + 1)?;
-        let dst = self.dst(&cx.ops[0], dty)?;
+        let dst = self.typed_dst(&cx.ops[0], dty)?;
         let mut args = Vec::with_capacity(n);
         for (k, o) in cx.ops[1..].iter().enumerate() {
             // The addend of a wide mad is itself wide.
             let t = if matches!(op, IntOp::MadWide) && k == 2 { ty.widened() } else { ty };
-            args.push(self.src(o, t)?);
+            args.push(self.typed_src(o, t)?);
         }
         self.emit(InstKind::Int { op, ty, dst, args }, cx.guard, cx.span);
         Ok(())
@@ -599,10 +599,10 @@ impl FnLower<'_, '_> {
     fn float(&mut self, op: FloatOp, ty: Ty, m: &Mods, cx: &Cx) -> R<()> {
         let n = warpfold_ir::verify::float_arity(op);
         cx.count(self, n + 1)?;
-        let dst = self.dst(&cx.ops[0], ty)?;
+        let dst = self.typed_dst(&cx.ops[0], ty)?;
         let mut args = Vec::with_capacity(n);
         for o in &cx.ops[1..] {
-            args.push(self.src(o, ty)?);
+            args.push(self.typed_src(o, ty)?);
         }
         let round = m.round.unwrap_or(Round::Nearest);
         self.emit(InstKind::Float { op, ty, dst, args, round, ftz: m.ftz, sat: m.sat }, cx.guard, cx.span);
@@ -741,18 +741,36 @@ impl FnLower<'_, '_> {
         let Some(target) = rest.first() else {
             return Err(self.diag(cx.span, "call needs a function").expected("a function name"));
         };
-        let (name, fspan) = match target {
-            Operand::Symbol(n, s) => (n.clone(), *s),
-            Operand::Reg(_, s) => return Err(self.diag(*s, "indirect calls through a register are not supported")),
-            other => return Err(self.diag(other.span(), "expected a function name")),
-        };
         let args: &[Operand] = match rest.get(1) {
             Some(Operand::List(a, _)) => a,
             None => &[],
             Some(other) => return Err(self.diag(other.span(), "expected `(arguments)`")),
         };
-        if rest.len() > 2 {
-            return Err(self.diag(rest[2].span(), "call prototypes (indirect calls) are not supported"));
+        let indirect = match target {
+            Operand::Reg(..) => true,
+            Operand::Symbol(n, _) => self.lookup(n).is_some_and(|b| matches!(b, super::Binding::Reg(_))),
+            _ => false,
+        };
+        if indirect {
+            // call (rets), %rd, (args), prototype: the callee is checked when it runs.
+            let target = self.src(target, Ty::U64)?;
+            let mut a = Vec::new();
+            for o in args {
+                a.push(self.call_arg(o)?);
+            }
+            let mut r = Vec::new();
+            for o in rets {
+                r.push(self.call_arg(o)?);
+            }
+            self.emit(InstKind::CallIndirect { target, args: a, rets: r }, cx.guard, cx.span);
+            return Ok(());
+        }
+        let (name, fspan) = match target {
+            Operand::Symbol(n, s) => (n.clone(), *s),
+            other => return Err(self.diag(other.span(), "expected a function name")),
+        };
+        if rest.len() > 3 {
+            return Err(self.diag(rest[3].span(), "too many call operands"));
         }
         if self.ml.declared.contains(&name) && !self.ml.funcs.contains_key(&name) {
             if let Some(which) = Builtin::from_name(&name) {

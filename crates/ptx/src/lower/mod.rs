@@ -32,6 +32,7 @@ pub fn lower(src: &str, module: &ast::Module) -> Result<ir::Module, Diagnostics>
         funcs: HashMap::new(),
         declared: HashSet::new(),
         arity: HashMap::new(),
+        kernels: HashSet::new(),
         shared_end: 0,
         const_end: 0,
     };
@@ -43,9 +44,6 @@ pub fn lower(src: &str, module: &ast::Module) -> Result<ir::Module, Diagnostics>
             let g = ml.declare_global(v, None)?;
             pending.push((g, v));
         }
-    }
-    for (g, v) in pending {
-        ml.init_global(g, v)?;
     }
     // Every function with a body gets a handle before any body is lowered,
     // so calls can go forward and recurse.
@@ -59,6 +57,9 @@ pub fn lower(src: &str, module: &ast::Module) -> Result<ir::Module, Diagnostics>
                     }
                     let id = ml.m.functions.push(ir::Function::new(f.name.clone(), f.kind == ast::FunctionKind::Entry));
                     ml.funcs.insert(f.name.clone(), id);
+                    if f.kind == ast::FunctionKind::Entry {
+                        ml.kernels.insert(id);
+                    }
                     bodies.push((id, f, body));
                 }
                 None => {
@@ -66,6 +67,11 @@ pub fn lower(src: &str, module: &ast::Module) -> Result<ir::Module, Diagnostics>
                 }
             }
         }
+    }
+    // Initialisers may hold function addresses, so they come after the
+    // functions have handles.
+    for (g, v) in pending {
+        ml.init_global(g, v)?;
     }
     for (id, f, _) in &bodies {
         let lowered = ml.signature(f)?;
@@ -92,6 +98,7 @@ pub(crate) struct ModuleLower<'a> {
     /// (parameters, returns) of each function, usable while its own body is
     /// being lowered (recursive calls).
     arity: HashMap<FuncId, (usize, usize)>,
+    kernels: HashSet<FuncId>,
     shared_end: u64,
     const_end: u64,
 }
@@ -225,10 +232,13 @@ impl<'a> ModuleLower<'a> {
                     _ => *x as i64 as u64,
                 },
                 Initializer::Symbol { name, offset, generic } => {
-                    let target = *self
-                        .globals
-                        .get(name)
-                        .ok_or_else(|| self.diag(v.span, format!("initialiser names unknown variable `{name}`")))?;
+                    let target = match (self.globals.get(name), self.funcs.get(name)) {
+                        (Some(g), _) => ir::RelocTarget::Global(*g),
+                        (None, Some(f)) => ir::RelocTarget::Function(*f),
+                        (None, None) => {
+                            return Err(self.diag(v.span, format!("initialiser names unknown variable or function `{name}`")))
+                        }
+                    };
                     if elem < 4 {
                         return Err(self.diag(v.span, "an address does not fit this element type"));
                     }
@@ -613,8 +623,16 @@ impl<'m, 'a> FnLower<'m, 'a> {
                     self.emit(InstKind::ReadSpecial { dst: t, sreg: s }, None, *span);
                     return Ok(Value::Reg(t));
                 }
-                if self.ml.funcs.contains_key(name) || self.ml.declared.contains(name) {
-                    return Err(self.diag(*span, "function addresses (indirect calls) are not supported"));
+                if let Some(id) = self.ml.funcs.get(name).copied() {
+                    if self.ml.m.functions[id].is_kernel || self.ml.kernels.contains(&id) {
+                        return Err(self.diag(*span, "the address of a kernel cannot be taken"));
+                    }
+                    let t = self.temp(Ty::U64);
+                    self.emit(InstKind::AddrOf { dst: t, sym: ir::Symbol::Function(id), space: Space::Generic }, None, *span);
+                    return Ok(Value::Reg(t));
+                }
+                if self.ml.declared.contains(name) {
+                    return Err(self.diag(*span, format!("`{name}` is declared but not defined in this module")));
                 }
                 let what = if name.starts_with('%') { "register" } else { "name" };
                 Err(self.diag(*span, format!("unknown {what} `{name}`")))
@@ -648,6 +666,48 @@ impl<'m, 'a> FnLower<'m, 'a> {
             },
             other => Err(self.diag(other.span(), "unexpected operand").expected("a register or a literal")),
         }
+    }
+
+    /// Reject a register whose declared type cannot be an operand of type
+    /// `ty`, as ptxas does: a float register in an integer operation, an
+    /// integer (`.u`/`.s`) register in a float operation, or a predicate
+    /// mixed with a value. Bit-size (`.b`) registers go anywhere.
+    pub(crate) fn check_type(&self, op: &Operand, r: Reg, ty: Ty) -> Result<(), Diagnostic> {
+        let rt = self.f.regs[r].ty;
+        let bits = |t: Ty| matches!(t, Ty::B8 | Ty::B16 | Ty::B32 | Ty::B64);
+        let clash = if rt == Ty::Pred || ty == Ty::Pred {
+            rt != ty
+        } else if bits(rt) || bits(ty) {
+            false
+        } else {
+            rt.is_float() != ty.is_float()
+        };
+        if clash {
+            let name = match op {
+                Operand::Reg(n, _) | Operand::Symbol(n, _) => n.as_str(),
+                _ => "operand",
+            };
+            return Err(self.diag(op.span(), format!("`{name}` is a .{} register, but the instruction needs .{}", rt, ty)));
+        }
+        Ok(())
+    }
+
+    /// A source that must be of type `ty` (arithmetic operands).
+    pub(crate) fn typed_src(&mut self, op: &Operand, ty: Ty) -> Result<ir::Value, Diagnostic> {
+        let v = self.src(op, ty)?;
+        if let (ir::Value::Reg(r), Operand::Reg(..) | Operand::Symbol(..)) = (v, op) {
+            self.check_type(op, r, ty)?;
+        }
+        Ok(v)
+    }
+
+    /// A destination that must hold type `ty`.
+    pub(crate) fn typed_dst(&mut self, op: &Operand, ty: Ty) -> Result<Reg, Diagnostic> {
+        let r = self.dst(op, ty)?;
+        if !matches!(op, Operand::Sink(_)) {
+            self.check_type(op, r, ty)?;
+        }
+        Ok(r)
     }
 
     /// A predicate source, possibly negated with `!`.
