@@ -12,33 +12,48 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, RwLock};
 
 /// Generic-address windows of the non-global spaces. Global allocations
-/// live below `SHARED_WINDOW`; a generic address in a window is an offset
-/// into that space of the executing thread/CTA.
-pub const GLOBAL_BASE: u64 = 0x0000_0001_0000_0000;
-pub const SHARED_WINDOW: u64 = 0x0000_7000_0000_0000;
-pub const LOCAL_WINDOW: u64 = 0x0000_7100_0000_0000;
-pub const CONST_WINDOW: u64 = 0x0000_7200_0000_0000;
-pub const PARAM_WINDOW: u64 = 0x0000_7300_0000_0000;
+/// are ordinary host memory (their device address is their host address,
+/// so compiled code can use them directly); the windows lie outside the
+/// canonical x86-64/AArch64 user address range, so no host address is ever
+/// mistaken for one. A generic address in a window is an offset into that
+/// space of the executing thread/CTA.
+pub const SHARED_WINDOW: u64 = 0xa000_0000_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0xa100_0000_0000_0000;
+pub const CONST_WINDOW: u64 = 0xa200_0000_0000_0000;
+pub const PARAM_WINDOW: u64 = 0xa300_0000_0000_0000;
 /// Function addresses (for calls through pointers): `FUNC_WINDOW + 16 * id`.
-pub const FUNC_WINDOW: u64 = 0x0000_7400_0000_0000;
+pub const FUNC_WINDOW: u64 = 0xa400_0000_0000_0000;
 pub const WINDOW_SIZE: u64 = 0x0000_0100_0000_0000;
 
-/// Gap left unmapped after each allocation, so small overruns hit nothing.
-const GUARD: u64 = 4096;
-const MAX_TOTAL: u64 = SHARED_WINDOW - GLOBAL_BASE;
+/// Unmapped words before and after each allocation's data, so small
+/// overruns and underruns hit no other allocation.
+const PAD_WORDS: usize = 512;
+const GUARD: u64 = PAD_WORDS as u64 * 8;
 
 #[derive(Debug)]
 pub struct Allocation {
     pub base: u64,
     pub size: u64,
+    /// Padding, data, padding.
     words: Box<[AtomicU64]>,
 }
 
 impl Allocation {
-    fn new(base: u64, size: u64) -> Self {
+    fn new(size: u64) -> Self {
         let n = size.div_ceil(8).max(1) as usize;
-        let words = (0..n).map(|_| AtomicU64::new(0)).collect::<Vec<_>>().into_boxed_slice();
+        let words = (0..n + 2 * PAD_WORDS).map(|_| AtomicU64::new(0)).collect::<Vec<_>>().into_boxed_slice();
+        let base = words[PAD_WORDS..].as_ptr() as u64;
         Allocation { base, size, words }
+    }
+
+    fn data(&self) -> &[AtomicU64] {
+        &self.words[PAD_WORDS..self.words.len() - PAD_WORDS]
+    }
+
+    /// The host address of the data, for compiled code (valid while the
+    /// allocation lives; the words are atomics, so shared mutation is sound).
+    pub fn host_ptr(&self) -> *mut u8 {
+        self.data().as_ptr() as *mut u8
     }
 
     /// Whether `[addr, addr+len)` lies inside.
@@ -48,17 +63,17 @@ impl Allocation {
 
     /// Read `len` (1..=8) bytes at byte offset `off`, little-endian.
     pub fn read(&self, off: u64, len: u32) -> u64 {
-        read_words(&self.words, off, len)
+        read_words(self.data(), off, len)
     }
 
     pub fn write(&self, off: u64, len: u32, val: u64) {
-        write_words(&self.words, off, len, val)
+        write_words(self.data(), off, len, val)
     }
 
     /// Atomic read-modify-write of an aligned 4- or 8-byte value: `f(old)`
     /// gives the new value; returns the old one.
     pub fn rmw(&self, off: u64, len: u32, f: impl Fn(u64) -> u64) -> u64 {
-        let w = &self.words[(off / 8) as usize];
+        let w = &self.data()[(off / 8) as usize];
         let shift = (off % 8) * 8;
         let m = mask(len);
         let mut cur = w.load(Relaxed);
@@ -79,11 +94,12 @@ impl Allocation {
     }
 
     pub fn write_bytes(&self, data: &[u8]) {
+        let words = self.data();
         let mut i = 0;
         while i + 8 <= data.len() {
             let mut w = [0u8; 8];
             w.copy_from_slice(&data[i..i + 8]);
-            self.words[i / 8].store(u64::from_le_bytes(w), Relaxed);
+            words[i / 8].store(u64::from_le_bytes(w), Relaxed);
             i += 8;
         }
         while i < data.len() {
@@ -130,12 +146,11 @@ fn write_words(words: &[AtomicU64], off: u64, len: u32, val: u64) {
 #[derive(Debug, Default)]
 pub struct DeviceMemory {
     allocs: RwLock<BTreeMap<u64, Arc<Allocation>>>,
-    next: std::sync::Mutex<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MemoryError {
-    #[error("out of device address space allocating {0} bytes")]
+    #[error("out of device memory allocating {0} bytes")]
     OutOfMemory(u64),
     #[error("no allocation at address {0:#x}")]
     NotAllocated(u64),
@@ -143,22 +158,28 @@ pub enum MemoryError {
     OutOfBounds { addr: u64, len: u64, base: u64, end: u64 },
 }
 
+/// Largest single allocation (64 GiB).
+const MAX_ALLOC: u64 = 1 << 36;
+
 impl DeviceMemory {
     pub fn new() -> Self {
-        DeviceMemory { allocs: RwLock::new(BTreeMap::new()), next: std::sync::Mutex::new(GLOBAL_BASE) }
+        DeviceMemory { allocs: RwLock::new(BTreeMap::new()) }
     }
 
-    /// Allocate `size` zeroed bytes, 256-byte aligned, with an unmapped guard after.
+    /// Allocate `size` zeroed bytes (8-byte aligned), with unmapped guards around.
     pub fn alloc(&self, size: u64) -> Result<Arc<Allocation>, MemoryError> {
-        let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
-        let base = *next;
-        let end = base.checked_add(size).and_then(|e| e.checked_add(GUARD)).ok_or(MemoryError::OutOfMemory(size))?;
-        if end - GLOBAL_BASE > MAX_TOTAL || size > (1 << 40) {
+        if size > MAX_ALLOC {
             return Err(MemoryError::OutOfMemory(size));
         }
-        *next = end.div_ceil(256) * 256;
-        let a = Arc::new(Allocation::new(base, size));
-        self.allocs.write().unwrap_or_else(|e| e.into_inner()).insert(base, a.clone());
+        // Reserve first so an impossible size is an error, not an abort.
+        let n = size.div_ceil(8) as usize + 2 * PAD_WORDS;
+        let mut probe: Vec<u64> = Vec::new();
+        if probe.try_reserve_exact(n).is_err() {
+            return Err(MemoryError::OutOfMemory(size));
+        }
+        drop(probe);
+        let a = Arc::new(Allocation::new(size));
+        self.allocs.write().unwrap_or_else(|e| e.into_inner()).insert(a.base, a.clone());
         Ok(a)
     }
 
