@@ -57,20 +57,29 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Which engine runs launches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
+    /// Compiled to native SIMD code through LLVM (the default). Kernels it
+    /// cannot compile yet run on the interpreter, with a warning.
+    Cpu,
     /// The reference interpreter: checks every access; the semantics oracle.
     Interp,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Interp => "interp",
+        }
+    }
 }
 
 impl std::str::FromStr for Backend {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
         match s {
+            "cpu" => Ok(Backend::Cpu),
             "interp" => Ok(Backend::Interp),
-            "cpu" => Err(Error::Backend(
-                "cpu".into(),
-                "the compiled CPU backend is not built yet; use `--backend interp`".into(),
-            )),
-            other => Err(Error::Backend(other.into(), "known backends: interp".into())),
+            other => Err(Error::Backend(other.into(), "known backends: cpu, interp".into())),
         }
     }
 }
@@ -80,6 +89,7 @@ impl std::str::FromStr for Backend {
 pub struct Device {
     mem: Arc<DeviceMemory>,
     opts: ExecOptions,
+    backend: Backend,
 }
 
 impl Default for Device {
@@ -90,7 +100,7 @@ impl Default for Device {
 
 impl Device {
     pub fn new() -> Self {
-        Device { mem: Arc::new(DeviceMemory::new()), opts: ExecOptions::default() }
+        Device { mem: Arc::new(DeviceMemory::new()), opts: ExecOptions::default(), backend: Backend::Cpu }
     }
 
     /// Worker threads for launches (0 = one per core).
@@ -111,8 +121,14 @@ impl Device {
         self
     }
 
+    /// Run launches on `backend`.
+    pub fn with_backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
+    }
+
     pub fn backend(&self) -> Backend {
-        Backend::Interp
+        self.backend
     }
 
     /// Load a PTX module; errors carry line:column diagnostics.
@@ -125,7 +141,7 @@ impl Device {
         let ir = warpfold_ptx::load(src).map_err(|d| Error::Ptx { rendered: d.render(file, src), diagnostics: d })?;
         let ir = Arc::new(ir);
         let instance = Arc::new(Instance::new(ir.clone(), &self.mem)?);
-        Ok(Module { ir, instance, device: self.clone() })
+        Ok(Module { ir, instance, device: self.clone(), compiled: Arc::new(warpfold_cpu::Cache::default()) })
     }
 
     /// Compile CUDA C++ with NVRTC (found at run time) and load the PTX.
@@ -206,6 +222,7 @@ pub struct Module {
     ir: Arc<ir::Module>,
     instance: Arc<Instance>,
     device: Device,
+    compiled: Arc<warpfold_cpu::Cache>,
 }
 
 /// What `inspect` shows of a kernel.
@@ -341,6 +358,30 @@ impl Kernel {
     pub fn launch_packed(&self, grid: [u32; 3], block: [u32; 3], shared: u32, params: &[u8]) -> Result<LaunchStats> {
         let cfg = LaunchConfig { grid, block, dynamic_shared: shared };
         let dev = &self.module.device;
+        if dev.backend == Backend::Cpu {
+            if let Ok(k) = &*self.compiled() {
+                return Ok(warpfold_cpu::launch(k, &self.module.instance, &dev.mem, &cfg, params, &dev.opts)?);
+            }
+        }
         Ok(warpfold_interp::launch(&self.module.instance, &dev.mem, self.id, &cfg, params, &dev.opts)?)
+    }
+
+    /// The compiled form of this kernel (compiled on first use and cached),
+    /// or why the cpu backend cannot compile it; then launches fall back to
+    /// the interpreter.
+    pub fn compiled(&self) -> Arc<std::result::Result<warpfold_cpu::CompiledKernel, warpfold_cpu::Unsupported>> {
+        self.module.compiled.get_or_compile(&self.module.ir, self.id)
+    }
+
+    /// The backend launches of this kernel actually use, and why when it is
+    /// not the device's.
+    pub fn effective_backend(&self) -> (Backend, Option<String>) {
+        match self.module.device.backend {
+            Backend::Interp => (Backend::Interp, None),
+            Backend::Cpu => match &*self.compiled() {
+                Ok(_) => (Backend::Cpu, None),
+                Err(e) => (Backend::Interp, Some(e.to_string())),
+            },
+        }
     }
 }

@@ -2,14 +2,14 @@
 //! must match the independently computed expectations.
 
 use warpfold::host::{ArgSpec, HostArray, Prepared};
-use warpfold::Device;
+use warpfold::{Backend, Device};
 use warpfold_corpus::{cases, compare, dims, expectation, Case};
 
-fn run_variant(case: &Case, ptx_path: &std::path::Path, fast: bool, threads: usize) -> Result<(), String> {
+fn run_variant(case: &Case, ptx_path: &std::path::Path, fast: bool, threads: usize, backend: Backend) -> Result<(), String> {
     let src = std::fs::read_to_string(ptx_path).map_err(|e| format!("{}: {e}", ptx_path.display()))?;
     for (li, l) in case.file.launches.iter().enumerate() {
         // A fresh device and module per launch: globals start from their initialisers.
-        let dev = Device::new().with_threads(threads).with_timeout(Some(std::time::Duration::from_secs(120)));
+        let dev = Device::new().with_threads(threads).with_timeout(Some(std::time::Duration::from_secs(120))).with_backend(backend);
         let module = dev.load_ptx_named(&src, &ptx_path.display().to_string()).map_err(|e| e.to_string())?;
         let kernel = module.kernel(&l.kernel).map_err(|e| e.to_string())?;
         let prepared: Vec<Prepared> = l
@@ -53,7 +53,7 @@ fn corpus_through_library() {
     for case in &all {
         for (label, path, fast) in case.variants() {
             runs += 1;
-            if let Err(e) = run_variant(case, &path, fast, 0) {
+            if let Err(e) = run_variant(case, &path, fast, 0, Backend::Interp) {
                 failures.push(format!("{}/{label}: {e}", case.name));
             }
         }
@@ -62,11 +62,52 @@ fn corpus_through_library() {
     for case in &all {
         if let Some((label, path, fast)) = case.variants().into_iter().rev().find(|v| !v.2) {
             runs += 1;
-            if let Err(e) = run_variant(case, &path, fast, 1) {
+            if let Err(e) = run_variant(case, &path, fast, 1, Backend::Interp) {
                 failures.push(format!("{}/{label} (1 thread): {e}", case.name));
             }
         }
     }
     eprintln!("{} corpus runs, {} failed", runs, failures.len());
     assert!(failures.is_empty(), "corpus failures:\n{}", failures.join("\n"));
+}
+
+/// The compiled backend on every corpus kernel: the same expectations as
+/// the interpreter (kernels it cannot compile yet fall back, and are
+/// listed), with all cores and with one.
+#[test]
+fn corpus_through_cpu_backend() {
+    let mut failures = Vec::new();
+    let mut fallbacks = Vec::new();
+    let mut runs = 0;
+    for case in &cases() {
+        if let Some((_, path, _)) = case.variants().first() {
+            let src = std::fs::read_to_string(path).unwrap();
+            let dev = Device::new().with_backend(Backend::Cpu);
+            let m = dev.load_ptx(&src).unwrap();
+            for l in &case.file.launches {
+                if let (Backend::Interp, Some(why)) = m.kernel(&l.kernel).unwrap().effective_backend() {
+                    fallbacks.push(format!("{}/{}: {why}", case.name, l.kernel));
+                }
+            }
+        }
+        // Memory checks are the interpreter's job; compiled code runs unchecked.
+        if case.file.launches.iter().any(|l| l.expect_error.as_deref().is_some_and(|e| e.contains("out of bounds"))) {
+            continue;
+        }
+        for (label, path, fast) in case.variants() {
+            for threads in [0, 1] {
+                if threads == 1 && label.contains("sm70") {
+                    continue;
+                }
+                runs += 1;
+                if let Err(e) = run_variant(case, &path, fast, threads, Backend::Cpu) {
+                    failures.push(format!("{}/{label} ({threads} threads): {e}", case.name));
+                }
+            }
+        }
+    }
+    fallbacks.sort();
+    fallbacks.dedup();
+    eprintln!("{runs} cpu-backend corpus runs, {} failed; {} kernels fall back to the interpreter:\n{}", failures.len(), fallbacks.len(), fallbacks.join("\n"));
+    assert!(failures.is_empty(), "cpu backend corpus failures:\n{}", failures.join("\n"));
 }

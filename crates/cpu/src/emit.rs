@@ -1,0 +1,740 @@
+//! LLVM IR (text) for a prepared kernel: one function that runs one warp
+//! of 32 lanes as SIMD vectors, from its saved state until every lane has
+//! exited or waits at a barrier.
+//!
+//! Control flow follows the interpreter's rule so both backends schedule
+//! divergent lanes alike: each lane has a next-block id; a dispatcher picks
+//! the smallest id among lanes that are not waiting and runs that block for
+//! the lanes at it (the group mask). When every live lane is in the group
+//! and a branch is uniform, blocks jump straight to each other, so
+//! convergent code never visits the dispatcher.
+
+use crate::prepare::Prepared;
+use std::fmt::Write;
+use warpfold_ir::shared::SharedLayout;
+use warpfold_ir::*;
+
+pub const W: u32 = 32;
+/// `next` value of lanes that have exited or do not exist.
+pub const DONE: u32 = u32::MAX;
+
+/// Byte offsets in a warp's saved state.
+pub mod state {
+    pub const NEXT: usize = 0;
+    pub const LIVE: usize = 128;
+    pub const WAIT_COLL: usize = 132;
+    pub const WAIT_BAR: usize = 136;
+    /// 1 + id of the barrier block the waiting lanes are at (u32::MAX if
+    /// lanes of the warp wait at different barriers).
+    pub const BAR_SITE: usize = 140;
+    pub const REGS: usize = 256;
+}
+
+/// Indices of the `i64` launch environment.
+pub mod env {
+    pub const PARAMS: usize = 0;
+    pub const SHARED: usize = 1;
+    pub const CONST: usize = 2;
+    pub const LOCAL: usize = 3;
+    pub const FRAME: usize = 4;
+    pub const CTAID: usize = 5;
+    pub const NCTAID: usize = 8;
+    pub const NTID: usize = 11;
+    pub const DYN_SMEM: usize = 14;
+    pub const TOTAL_SMEM: usize = 15;
+    pub const GLOBALS: usize = 16;
+    pub const SMID: usize = 17;
+    pub const NSMID: usize = 18;
+    pub const CONST_LEN: usize = 19;
+    pub const PARAMS_LEN: usize = 20;
+    pub const LOCAL_LEN: usize = 21;
+    /// Address of a `u32` that becomes non-zero to stop the launch.
+    pub const CANCEL: usize = 22;
+    pub const LEN: usize = 23;
+}
+
+/// Helper kinds called per lane for operations without an inline form.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Helper {
+    Int,
+    Float,
+    Cvt,
+    Testp,
+    Atom,
+}
+
+pub struct Emitted {
+    pub ir: String,
+    pub state_bytes: usize,
+    /// Instructions whose address is passed to per-lane helpers (kept alive
+    /// by the compiled kernel).
+    pub descs: Vec<Box<InstKind>>,
+}
+
+pub(crate) struct Gen<'a> {
+    pub(crate) m: &'a Module,
+    pub(crate) p: &'a Prepared,
+    pub(crate) layout: &'a SharedLayout,
+    out: String,
+    n: u32,
+    descs: Vec<Box<InstKind>>,
+    reg_bits: Vec<u32>,
+    /// Current block id (for collective waits).
+    pub(crate) cur_id: u32,
+    /// Backward-jump targets that first check for cancellation.
+    pub(crate) checks: Vec<(String, u32)>,
+}
+
+/// A constant splat of `v` (low `bits` bits) as a vector literal.
+pub(crate) fn sc(bits: u32, v: u64) -> String {
+    if v == 0 {
+        return "zeroinitializer".into();
+    }
+    let lit = if bits == 1 {
+        if v & 1 == 1 { "true".to_string() } else { "false".to_string() }
+    } else if bits < 64 {
+        (((v << (64 - bits)) as i64) >> (64 - bits)).to_string()
+    } else {
+        (v as i64).to_string()
+    };
+    let items: Vec<String> = (0..W).map(|_| format!("i{bits} {lit}")).collect();
+    format!("<{}>", items.join(", "))
+}
+
+/// A constant float splat (`lit` in LLVM's float syntax).
+pub(crate) fn fsplat(t: Ty, lit: &str) -> String {
+    let items: Vec<String> = (0..W).map(|_| format!("{} {lit}", fty(t))).collect();
+    format!("<{}>", items.join(", "))
+}
+
+pub(crate) fn vt(bits: u32) -> String {
+    format!("<32 x i{bits}>")
+}
+
+fn reg_bits(t: Ty) -> u32 {
+    if t == Ty::Pred {
+        1
+    } else {
+        t.bits()
+    }
+}
+
+pub(crate) fn iota(bits: u32) -> String {
+    let items: Vec<String> = (0..W).map(|i| format!("i{bits} {i}")).collect();
+    format!("<{}>", items.join(", "))
+}
+
+fn fty(t: Ty) -> &'static str {
+    if t == Ty::F64 {
+        "double"
+    } else {
+        "float"
+    }
+}
+
+impl<'a> Gen<'a> {
+    /// The label to jump to block `id` directly: backward jumps go through
+    /// a cancellation check.
+    pub(crate) fn target(&mut self, id: u32) -> String {
+        if id > self.cur_id {
+            return format!("B{id}");
+        }
+        let l = self.label("loopchk");
+        self.checks.push((l.clone(), id));
+        l
+    }
+
+    pub(crate) fn t(&mut self) -> String {
+        self.n += 1;
+        format!("%t{}", self.n)
+    }
+
+    pub(crate) fn label(&mut self, prefix: &str) -> String {
+        self.n += 1;
+        format!("{prefix}{}", self.n)
+    }
+
+    pub(crate) fn line(&mut self, s: &str) {
+        self.out.push_str("  ");
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    pub(crate) fn emit_label(&mut self, l: &str) {
+        let _ = writeln!(self.out, "{l}:");
+    }
+
+    /// A splat of a scalar value (`i32 %x` or `i32 7`) to 32 lanes.
+    pub(crate) fn splat(&mut self, ty: &str, scalar: &str) -> String {
+        let a = self.t();
+        let b = self.t();
+        self.line(&format!("{a} = insertelement <32 x {ty}> undef, {ty} {scalar}, i32 0"));
+        self.line(&format!("{b} = shufflevector <32 x {ty}> {a}, <32 x {ty}> undef, <32 x i32> zeroinitializer"));
+        b
+    }
+
+    pub(crate) fn env(&mut self, idx: usize) -> String {
+        let p = self.t();
+        let v = self.t();
+        self.line(&format!("{p} = getelementptr i64, i64* %env, i64 {idx}"));
+        self.line(&format!("{v} = load i64, i64* {p}"));
+        v
+    }
+
+    pub(crate) fn conv(&mut self, v: &str, from: u32, to: u32, signed: bool) -> String {
+        if from == to {
+            return v.to_string();
+        }
+        let r = self.t();
+        let op = if from > to {
+            "trunc"
+        } else if signed {
+            "sext"
+        } else {
+            "zext"
+        };
+        self.line(&format!("{r} = {op} {} {v} to {}", vt(from), vt(to)));
+        r
+    }
+
+    /// A source operand as `<32 x i{bits}>`.
+    pub(crate) fn val(&mut self, v: Value, bits: u32) -> String {
+        match v {
+            Value::Reg(r) => {
+                let rb = self.reg_bits[r.0 as usize];
+                let x = self.t();
+                self.line(&format!("{x} = load {}, {}* %r{}", vt(rb), vt(rb), r.0));
+                if rb == 1 && bits != 1 {
+                    return self.conv(&x, 1, bits, false);
+                }
+                if bits == 1 && rb != 1 {
+                    let c = self.t();
+                    let one = self.conv(&x, rb, rb, false);
+                    let z = self.t();
+                    self.line(&format!("{z} = and {} {one}, {}", vt(rb), sc(rb, 1)));
+                    self.line(&format!("{c} = icmp ne {} {z}, zeroinitializer", vt(rb)));
+                    return c;
+                }
+                self.conv(&x, rb, bits, false)
+            }
+            Value::Imm(x) => {
+                let masked = if bits >= 64 { x } else { x & ((1u64 << bits) - 1) };
+                sc(bits, masked)
+            }
+        }
+    }
+
+    /// Write `v` (`<32 x i{bits}>`) to register `r` in the lanes of `exec`.
+    pub(crate) fn set(&mut self, r: Reg, v: &str, bits: u32, signed: bool, exec: &str) {
+        let rb = self.reg_bits[r.0 as usize];
+        let v = if rb == 1 && bits != 1 {
+            let c = self.t();
+            let one = self.t();
+            self.line(&format!("{one} = and {} {v}, {}", vt(bits), sc(bits, 1)));
+            self.line(&format!("{c} = icmp ne {} {one}, zeroinitializer", vt(bits)));
+            c
+        } else {
+            self.conv(v, bits, rb, signed)
+        };
+        let old = self.t();
+        let new = self.t();
+        self.line(&format!("{old} = load {}, {}* %r{}", vt(rb), vt(rb), r.0));
+        self.line(&format!("{new} = select <32 x i1> {exec}, {} {v}, {} {old}", vt(rb), vt(rb)));
+        self.line(&format!("store {} {new}, {}* %r{}", vt(rb), vt(rb), r.0));
+    }
+
+    pub(crate) fn bits_of_mask(&mut self, m: &str) -> String {
+        let b = self.t();
+        self.line(&format!("{b} = bitcast <32 x i1> {m} to i32"));
+        b
+    }
+
+    pub(crate) fn mask_of_bits(&mut self, b: &str) -> String {
+        let m = self.t();
+        self.line(&format!("{m} = bitcast i32 {b} to <32 x i1>"));
+        m
+    }
+
+    pub(crate) fn load_scalar(&mut self, name: &str, ty: &str) -> String {
+        let v = self.t();
+        self.line(&format!("{v} = load {ty}, {ty}* %{name}"));
+        v
+    }
+
+    /// Per-lane call of a helper over 64-bit lane values; `exec` lanes only
+    /// when `masked` (helpers with side effects), all lanes otherwise.
+    pub(crate) fn call_lanes(&mut self, helper: Helper, desc: InstKind, args: &[String], exec: Option<&str>) -> String {
+        self.descs.push(Box::new(desc));
+        let dp = &**self.descs.last().expect("just pushed") as *const InstKind as u64;
+        let name = match helper {
+            Helper::Int => "wf_int",
+            Helper::Float => "wf_float",
+            Helper::Cvt => "wf_cvt",
+            Helper::Testp => "wf_testp",
+            Helper::Atom => "wf_atom",
+        };
+        let nargs = match helper {
+            Helper::Int => 4,
+            Helper::Float | Helper::Atom => 3,
+            Helper::Cvt | Helper::Testp => 1,
+        };
+        let mut acc = "undef".to_string();
+        let exec_bits = exec.map(|e| self.bits_of_mask(e));
+        for l in 0..W {
+            let mut call_args = vec![format!("i8* inttoptr (i64 {dp} to i8*)")];
+            for k in 0..nargs {
+                match args.get(k) {
+                    Some(a) => {
+                        let e = self.t();
+                        self.line(&format!("{e} = extractelement <32 x i64> {a}, i32 {l}"));
+                        call_args.push(format!("i64 {e}"));
+                    }
+                    None => call_args.push("i64 0".into()),
+                }
+            }
+            let r = match &exec_bits {
+                None => {
+                    let r = self.t();
+                    self.line(&format!("{r} = call i64 @{name}({})", call_args.join(", ")));
+                    r
+                }
+                Some(eb) => {
+                    let bit = self.t();
+                    let on = self.t();
+                    self.line(&format!("{bit} = and i32 {eb}, {}", 1u32 << l));
+                    self.line(&format!("{on} = icmp ne i32 {bit}, 0"));
+                    let (yes, join) = (self.label("lane_on"), self.label("lane_join"));
+                    let from = self.label("lane_from");
+                    self.line(&format!("br label %{from}"));
+                    self.emit_label(&from);
+                    self.line(&format!("br i1 {on}, label %{yes}, label %{join}"));
+                    self.emit_label(&yes);
+                    let r0 = self.t();
+                    self.line(&format!("{r0} = call i64 @{name}({})", call_args.join(", ")));
+                    self.line(&format!("br label %{join}"));
+                    self.emit_label(&join);
+                    let r = self.t();
+                    self.line(&format!("{r} = phi i64 [ {r0}, %{yes} ], [ 0, %{from} ]"));
+                    r
+                }
+            };
+            let next = self.t();
+            self.line(&format!("{next} = insertelement <32 x i64> {acc}, i64 {r}, i32 {l}"));
+            acc = next;
+        }
+        acc
+    }
+
+    pub(crate) fn to64(&mut self, v: Value, bits: u32) -> String {
+        let x = self.val(v, bits.max(1));
+        self.conv(&x, bits.max(1), 64, false)
+    }
+
+    pub(crate) fn helper_int(&mut self, inst: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[Value], exec: &str) {
+        let bits = ty.bits();
+        let a: Vec<String> = args
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                let b = match op {
+                    IntOp::MadWide if k == 2 => bits * 2,
+                    IntOp::Bfe | IntOp::Bfi | IntOp::Shf { .. } if k >= 1 && !(matches!(op, IntOp::Bfi) && k == 1) && !(matches!(op, IntOp::Shf { .. }) && k == 1) => 32,
+                    _ => bits,
+                };
+                self.to64(*v, b)
+            })
+            .collect();
+        let r = self.call_lanes(Helper::Int, inst.clone(), &a, None);
+        let dbits = if matches!(op, IntOp::MulWide | IntOp::MadWide) {
+            bits * 2
+        } else if matches!(op, IntOp::Popc | IntOp::Clz | IntOp::Bfind { .. }) {
+            32
+        } else {
+            bits
+        };
+        let r = self.conv(&r, 64, dbits, false);
+        self.set(dst, &r, dbits, false, exec);
+    }
+
+    /// Flush f32 subnormals to signed zero.
+    pub(crate) fn ftz(&mut self, x: &str, t: Ty) -> String {
+        if t != Ty::F32 {
+            return x.to_string();
+        }
+        let a = self.t();
+        let c = self.t();
+        let z = self.t();
+        let r = self.t();
+        self.line(&format!("{a} = call <32 x float> @llvm.fabs.v32f32(<32 x float> {x})"));
+        self.line(&format!("{c} = fcmp olt <32 x float> {a}, {}", fsplat(t, "0x3810000000000000")));
+        self.line(&format!("{z} = call <32 x float> @llvm.copysign.v32f32(<32 x float> zeroinitializer, <32 x float> {x})"));
+        self.line(&format!("{r} = select <32 x i1> {c}, <32 x float> {z}, <32 x float> {x}"));
+        r
+    }
+
+    /// NaN results become the canonical NaN, as on the GPU.
+    pub(crate) fn canon(&mut self, x: &str, t: Ty) -> String {
+        let c = self.t();
+        let r = self.t();
+        let (ft, nan) = if t == Ty::F64 { ("double", "0x7FFFFFFFFFFFFFFF") } else { ("float", "0x7FFFFFFFE0000000") };
+        let _ = ft;
+        self.line(&format!("{c} = fcmp uno <32 x {ft}> {x}, {x}"));
+        // float NaN literal must be representable: build it from bits.
+        let nanv = if t == Ty::F64 {
+            let b = sc(64, 0x7fff_ffff_ffff_ffff);
+            let v = self.t();
+            self.line(&format!("{v} = bitcast <32 x i64> {b} to <32 x double>"));
+            v
+        } else {
+            let b = sc(32, 0x7fff_ffff);
+            let v = self.t();
+            self.line(&format!("{v} = bitcast <32 x i32> {b} to <32 x float>"));
+            v
+        };
+        let _ = nan;
+        self.line(&format!("{r} = select <32 x i1> {c}, <32 x {ft}> {nanv}, <32 x {ft}> {x}"));
+        r
+    }
+
+    pub(crate) fn fval(&mut self, v: Value, t: Ty) -> String {
+        let bits = t.bits();
+        let x = self.val(v, bits);
+        let f = self.t();
+        self.line(&format!("{f} = bitcast {} {x} to <32 x {}>", vt(bits), fty(t)));
+        f
+    }
+
+    pub(crate) fn fset(&mut self, dst: Reg, f: &str, t: Ty, exec: &str) {
+        let bits = t.bits();
+        let x = self.t();
+        self.line(&format!("{x} = bitcast <32 x {}> {f} to {}", fty(t), vt(bits)));
+        self.set(dst, &x, bits, false, exec);
+    }
+
+    /// Inline float arithmetic for f32/f64 in round-to-nearest; `false`
+    /// when the operation needs the exact per-lane helper.
+    pub(crate) fn float_inline(&mut self, op: FloatOp, t: Ty, dst: Reg, args: &[Value], round: Round, ftz: bool, sat: bool, exec: &str) -> bool {
+        if !matches!(t, Ty::F32 | Ty::F64) {
+            return false;
+        }
+        let nearest = round == Round::Nearest;
+        let simple = match op {
+            FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma => nearest,
+            FloatOp::Div(FloatKind::Rounded(Round::Nearest)) | FloatOp::Div(FloatKind::Full) => true,
+            FloatOp::Div(FloatKind::Approx) => t == Ty::F32,
+            FloatOp::Sqrt(FloatKind::Rounded(Round::Nearest)) | FloatOp::Sqrt(FloatKind::Approx) => true,
+            FloatOp::Abs | FloatOp::Neg => true,
+            FloatOp::Min { nan: false } | FloatOp::Max { nan: false } => true,
+            _ => false,
+        };
+        if !simple {
+            return false;
+        }
+        let ftype = format!("<32 x {}>", fty(t));
+        let mut xs = Vec::new();
+        for a in args {
+            let f = self.fval(*a, t);
+            xs.push(if ftz { self.ftz(&f, t) } else { f });
+        }
+        let sfx = if t == Ty::F64 { "v32f64" } else { "v32f32" };
+        let r = self.t();
+        match op {
+            FloatOp::Add => self.line(&format!("{r} = fadd {ftype} {}, {}", xs[0], xs[1])),
+            FloatOp::Sub => self.line(&format!("{r} = fsub {ftype} {}, {}", xs[0], xs[1])),
+            FloatOp::Mul => self.line(&format!("{r} = fmul {ftype} {}, {}", xs[0], xs[1])),
+            FloatOp::Fma => self.line(&format!("{r} = call {ftype} @llvm.fma.{sfx}({ftype} {}, {ftype} {}, {ftype} {})", xs[0], xs[1], xs[2])),
+            FloatOp::Div(_) => self.line(&format!("{r} = fdiv {ftype} {}, {}", xs[0], xs[1])),
+            FloatOp::Sqrt(_) => self.line(&format!("{r} = call {ftype} @llvm.sqrt.{sfx}({ftype} {})", xs[0])),
+            FloatOp::Abs => self.line(&format!("{r} = call {ftype} @llvm.fabs.{sfx}({ftype} {})", xs[0])),
+            FloatOp::Neg => self.line(&format!("{r} = fneg {ftype} {}", xs[0])),
+            FloatOp::Min { .. } => self.line(&format!("{r} = call {ftype} @llvm.minnum.{sfx}({ftype} {}, {ftype} {})", xs[0], xs[1])),
+            FloatOp::Max { .. } => self.line(&format!("{r} = call {ftype} @llvm.maxnum.{sfx}({ftype} {}, {ftype} {})", xs[0], xs[1])),
+            _ => unreachable!("filtered above"),
+        }
+        let mut r = r;
+        // abs/neg keep NaN payloads (as the interpreter does); arithmetic
+        // gives the canonical NaN.
+        if !matches!(op, FloatOp::Abs | FloatOp::Neg) {
+            r = self.canon(&r, t);
+        }
+        if ftz {
+            r = self.ftz(&r, t);
+        }
+        if sat {
+            // clamp to [0, 1], NaN -> 0
+            let lo = self.t();
+            let hi = self.t();
+            let nanz = self.t();
+            let isn = self.t();
+            self.line(&format!("{isn} = fcmp uno {ftype} {r}, {r}"));
+            self.line(&format!("{nanz} = select <32 x i1> {isn}, {ftype} zeroinitializer, {ftype} {r}"));
+            self.line(&format!("{lo} = call {ftype} @llvm.maxnum.{sfx}({ftype} {nanz}, {ftype} zeroinitializer)"));
+            self.line(&format!("{hi} = call {ftype} @llvm.minnum.{sfx}({ftype} {lo}, {ftype} {})", fsplat(t, "1.0")));
+            r = hi;
+        }
+        self.fset(dst, &r, t, exec);
+        true
+    }
+}
+
+/// Generate the warp function for `p` (kernel `kernel` of `m`).
+pub fn emit(m: &Module, p: &Prepared, layout: &SharedLayout, cpu: &str, features: &str) -> Result<Emitted, crate::prepare::Unsupported> {
+    let f = &p.func;
+    let reg_bits: Vec<u32> = f.regs.values().map(|r| reg_bits(r.ty)).collect();
+    let mut reg_offsets = Vec::new();
+    let mut off = state::REGS;
+    for b in &reg_bits {
+        reg_offsets.push(off);
+        off += if *b == 1 { 4 } else { (*b as usize / 8) * W as usize };
+        off = off.div_ceil(64) * 64;
+    }
+    let state_bytes = off;
+    let mut g = Gen { m, p, layout, out: String::new(), n: 0, descs: Vec::new(), reg_bits: reg_bits.clone(), cur_id: 0, checks: Vec::new() };
+    g.out.push_str(&format!("define i32 @wf_warp(i8* %st, i64* %env, i32 %warp) #0 {{\nentry:\n"));
+    // Allocas for registers and warp bookkeeping (promoted to SSA by mem2reg).
+    for (i, b) in reg_bits.iter().enumerate() {
+        g.line(&format!("%r{i} = alloca {}", vt(*b)));
+    }
+    g.line("%next = alloca <32 x i32>");
+    g.line("%mask = alloca <32 x i1>");
+    g.line("%live = alloca i32");
+    g.line("%wait_coll = alloca i32");
+    g.line("%wait_bar = alloca i32");
+    g.line("%bar_site = alloca i32");
+    g.line("%shfl_buf = alloca [32 x i32], align 64");
+    // Restore state.
+    let np = g.t();
+    g.line(&format!("{np} = bitcast i8* %st to <32 x i32>*"));
+    let nv = g.t();
+    g.line(&format!("{nv} = load <32 x i32>, <32 x i32>* {np}, align 4"));
+    g.line(&format!("store <32 x i32> {nv}, <32 x i32>* %next"));
+    for (name, o) in [("live", state::LIVE), ("wait_coll", state::WAIT_COLL), ("wait_bar", state::WAIT_BAR), ("bar_site", state::BAR_SITE)] {
+        let q = g.t();
+        let c = g.t();
+        let v = g.t();
+        g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {o}"));
+        g.line(&format!("{c} = bitcast i8* {q} to i32*"));
+        g.line(&format!("{v} = load i32, i32* {c}"));
+        g.line(&format!("store i32 {v}, i32* %{name}"));
+    }
+    for (i, b) in reg_bits.iter().enumerate() {
+        let q = g.t();
+        g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {}", reg_offsets[i]));
+        if *b == 1 {
+            let c = g.t();
+            let v = g.t();
+            let mv = g.t();
+            g.line(&format!("{c} = bitcast i8* {q} to i32*"));
+            g.line(&format!("{v} = load i32, i32* {c}"));
+            g.line(&format!("{mv} = bitcast i32 {v} to <32 x i1>"));
+            g.line(&format!("store <32 x i1> {mv}, <32 x i1>* %r{i}"));
+        } else {
+            let c = g.t();
+            let v = g.t();
+            g.line(&format!("{c} = bitcast i8* {q} to {}*", vt(*b)));
+            g.line(&format!("{v} = load {}, {}* {c}, align 4", vt(*b), vt(*b)));
+            g.line(&format!("store {} {v}, {}* %r{i}", vt(*b), vt(*b)));
+        }
+    }
+    g.line("br label %dispatch");
+
+    // Dispatcher.
+    g.emit_label("dispatch");
+    let next = g.load_scalar("next", "<32 x i32>");
+    let wc = g.load_scalar("wait_coll", "i32");
+    let wb = g.load_scalar("wait_bar", "i32");
+    let w = g.t();
+    g.line(&format!("{w} = or i32 {wc}, {wb}"));
+    let wm = g.mask_of_bits(&w);
+    let elig = g.t();
+    let done = sc(32, u64::from(DONE));
+    g.line(&format!("{elig} = select <32 x i1> {wm}, <32 x i32> {done}, <32 x i32> {next}"));
+    let cur = g.t();
+    g.line(&format!("{cur} = call i32 @llvm.vector.reduce.umin.v32i32(<32 x i32> {elig})"));
+    let none = g.t();
+    g.line(&format!("{none} = icmp eq i32 {cur}, -1"));
+    g.line("br i1 %__none_placeholder, label %leave, label %pick".replace("%__none_placeholder", &none).as_str());
+    g.emit_label("pick");
+    let cs = g.splat("i32", &cur);
+    let mk = g.t();
+    g.line(&format!("{mk} = icmp eq <32 x i32> {next}, {cs}"));
+    g.line(&format!("store <32 x i1> {mk}, <32 x i1>* %mask"));
+    let mb = g.bits_of_mask(&mk);
+    let nmb = g.t();
+    let wc2 = g.t();
+    g.line(&format!("{nmb} = xor i32 {mb}, -1"));
+    g.line(&format!("{wc2} = and i32 {wc}, {nmb}"));
+    g.line(&format!("store i32 {wc2}, i32* %wait_coll"));
+    let cases: Vec<String> = (0..p.order.len()).map(|i| format!("i32 {i}, label %B{i}")).collect();
+    g.line(&format!("switch i32 {cur}, label %leave [ {} ]", cases.join(" ")));
+
+    // Blocks.
+    for (id, bid) in p.order.iter().enumerate() {
+        g.cur_id = id as u32;
+        g.emit_label(&format!("B{id}"));
+        let block = &f.blocks[*bid];
+        let mut waited = false;
+        let succ = match &block.term {
+            Some(Terminator::Jump(t)) => Some(p.id_of[t.0 as usize]),
+            _ => None,
+        };
+        for (k, inst) in block.insts.iter().enumerate() {
+            emit_inst(&mut g, inst, k == 0, &mut waited, succ)?;
+            if waited {
+                break;
+            }
+        }
+        if waited {
+            continue;
+        }
+        emit_term(&mut g, block.term.as_ref(), &p.id_of);
+    }
+
+    // Loops check for cancellation (the watchdog) on their way back.
+    for (l, id) in std::mem::take(&mut g.checks) {
+        g.emit_label(&l);
+        let cp = g.env(env::CANCEL);
+        let p = g.t();
+        let v = g.t();
+        let stop = g.t();
+        g.line(&format!("{p} = inttoptr i64 {cp} to i32*"));
+        g.line(&format!("{v} = load volatile i32, i32* {p}"));
+        g.line(&format!("{stop} = icmp ne i32 {v}, 0"));
+        g.line(&format!("br i1 {stop}, label %cancelled, label %B{id}"));
+    }
+    g.emit_label("cancelled");
+    g.line("ret i32 3");
+
+    // Save state and return.
+    g.emit_label("leave");
+    let nv = g.load_scalar("next", "<32 x i32>");
+    let np = g.t();
+    g.line(&format!("{np} = bitcast i8* %st to <32 x i32>*"));
+    g.line(&format!("store <32 x i32> {nv}, <32 x i32>* {np}, align 4"));
+    for (name, o) in [("live", state::LIVE), ("wait_coll", state::WAIT_COLL), ("wait_bar", state::WAIT_BAR), ("bar_site", state::BAR_SITE)] {
+        let v = g.load_scalar(name, "i32");
+        let q = g.t();
+        let c = g.t();
+        g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {o}"));
+        g.line(&format!("{c} = bitcast i8* {q} to i32*"));
+        g.line(&format!("store i32 {v}, i32* {c}"));
+    }
+    for (i, b) in reg_bits.iter().enumerate() {
+        let q = g.t();
+        g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {}", reg_offsets[i]));
+        let v = g.load_scalar(&format!("r{i}"), &vt(*b));
+        if *b == 1 {
+            let c = g.t();
+            let bv = g.t();
+            g.line(&format!("{c} = bitcast i8* {q} to i32*"));
+            g.line(&format!("{bv} = bitcast <32 x i1> {v} to i32"));
+            g.line(&format!("store i32 {bv}, i32* {c}"));
+        } else {
+            let c = g.t();
+            g.line(&format!("{c} = bitcast i8* {q} to {}*", vt(*b)));
+            g.line(&format!("store {} {v}, {}* {c}, align 4", vt(*b), vt(*b)));
+        }
+    }
+    let wb = g.load_scalar("wait_bar", "i32");
+    let wc = g.load_scalar("wait_coll", "i32");
+    let isb = g.t();
+    let isc = g.t();
+    let code1 = g.t();
+    let code = g.t();
+    g.line(&format!("{isb} = icmp ne i32 {wb}, 0"));
+    g.line(&format!("{isc} = icmp ne i32 {wc}, 0"));
+    g.line(&format!("{code1} = select i1 {isc}, i32 2, i32 0"));
+    g.line(&format!("{code} = select i1 {isb}, i32 1, i32 {code1}"));
+    g.line(&format!("ret i32 {code}"));
+    g.out.push_str("}\n\n");
+
+    let mut ir = String::new();
+    ir.push_str("target datalayout = \"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128\"\n");
+    ir.push_str("target triple = \"x86_64-unknown-linux-gnu\"\n\n");
+    ir.push_str(DECLS);
+    ir.push_str(&g.out);
+    let _ = writeln!(
+        ir,
+        "attributes #0 = {{ nounwind \"target-cpu\"=\"{cpu}\" \"target-features\"=\"{features}\" \"prefer-vector-width\"=\"512\" \"min-legal-vector-width\"=\"512\" }}"
+    );
+    let _ = (g.m, g.layout);
+    Ok(Emitted { ir, state_bytes, descs: g.descs })
+}
+
+const DECLS: &str = "declare i64 @wf_int(i8*, i64, i64, i64, i64)
+declare i64 @wf_float(i8*, i64, i64, i64)
+declare i64 @wf_cvt(i8*, i64)
+declare i64 @wf_testp(i8*, i64)
+declare i64 @wf_atom(i8*, i64, i64, i64)
+declare i64 @wf_clock()
+declare i32 @llvm.vector.reduce.umin.v32i32(<32 x i32>)
+declare i32 @llvm.vector.reduce.or.v32i32(<32 x i32>)
+declare i32 @llvm.vector.reduce.and.v32i32(<32 x i32>)
+declare i32 @llvm.vector.reduce.add.v32i32(<32 x i32>)
+declare i32 @llvm.vector.reduce.xor.v32i32(<32 x i32>)
+declare i32 @llvm.vector.reduce.umax.v32i32(<32 x i32>)
+declare i32 @llvm.vector.reduce.smin.v32i32(<32 x i32>)
+declare i32 @llvm.vector.reduce.smax.v32i32(<32 x i32>)
+declare i1 @llvm.vector.reduce.and.v32i1(<32 x i1>)
+declare <32 x float> @llvm.fabs.v32f32(<32 x float>)
+declare <32 x double> @llvm.fabs.v32f64(<32 x double>)
+declare <32 x float> @llvm.copysign.v32f32(<32 x float>, <32 x float>)
+declare <32 x float> @llvm.fma.v32f32(<32 x float>, <32 x float>, <32 x float>)
+declare <32 x double> @llvm.fma.v32f64(<32 x double>, <32 x double>, <32 x double>)
+declare <32 x float> @llvm.sqrt.v32f32(<32 x float>)
+declare <32 x double> @llvm.sqrt.v32f64(<32 x double>)
+declare <32 x float> @llvm.minnum.v32f32(<32 x float>, <32 x float>)
+declare <32 x double> @llvm.minnum.v32f64(<32 x double>, <32 x double>)
+declare <32 x float> @llvm.maxnum.v32f32(<32 x float>, <32 x float>)
+declare <32 x double> @llvm.maxnum.v32f64(<32 x double>, <32 x double>)
+declare <32 x i8> @llvm.ctpop.v32i8(<32 x i8>)
+declare <32 x i16> @llvm.ctpop.v32i16(<32 x i16>)
+declare <32 x i32> @llvm.ctpop.v32i32(<32 x i32>)
+declare <32 x i64> @llvm.ctpop.v32i64(<32 x i64>)
+declare <32 x i8> @llvm.ctlz.v32i8(<32 x i8>, i1)
+declare <32 x i16> @llvm.ctlz.v32i16(<32 x i16>, i1)
+declare <32 x i32> @llvm.ctlz.v32i32(<32 x i32>, i1)
+declare <32 x i64> @llvm.ctlz.v32i64(<32 x i64>, i1)
+declare <32 x i8> @llvm.bitreverse.v32i8(<32 x i8>)
+declare <32 x i16> @llvm.bitreverse.v32i16(<32 x i16>)
+declare <32 x i32> @llvm.bitreverse.v32i32(<32 x i32>)
+declare <32 x i64> @llvm.bitreverse.v32i64(<32 x i64>)
+declare <32 x i32> @llvm.fshl.v32i32(<32 x i32>, <32 x i32>, <32 x i32>)
+declare <32 x i32> @llvm.fshr.v32i32(<32 x i32>, <32 x i32>, <32 x i32>)
+declare <32 x i32> @llvm.fptosi.sat.v32i32.v32f32(<32 x float>)
+declare <32 x i32> @llvm.fptoui.sat.v32i32.v32f32(<32 x float>)
+declare <32 x i64> @llvm.fptosi.sat.v32i64.v32f32(<32 x float>)
+declare <32 x i64> @llvm.fptoui.sat.v32i64.v32f32(<32 x float>)
+declare <32 x i32> @llvm.fptosi.sat.v32i32.v32f64(<32 x double>)
+declare <32 x i32> @llvm.fptoui.sat.v32i32.v32f64(<32 x double>)
+declare <32 x i64> @llvm.fptosi.sat.v32i64.v32f64(<32 x double>)
+declare <32 x i64> @llvm.fptoui.sat.v32i64.v32f64(<32 x double>)
+declare <32 x float> @llvm.roundeven.v32f32(<32 x float>)
+declare <32 x float> @llvm.floor.v32f32(<32 x float>)
+declare <32 x float> @llvm.ceil.v32f32(<32 x float>)
+declare <32 x float> @llvm.trunc.v32f32(<32 x float>)
+declare <32 x double> @llvm.roundeven.v32f64(<32 x double>)
+declare <32 x double> @llvm.floor.v32f64(<32 x double>)
+declare <32 x double> @llvm.ceil.v32f64(<32 x double>)
+declare <32 x double> @llvm.trunc.v32f64(<32 x double>)
+declare <32 x i8> @llvm.masked.gather.v32i8.v32p0i8(<32 x i8*>, i32, <32 x i1>, <32 x i8>)
+declare <32 x i16> @llvm.masked.gather.v32i16.v32p0i16(<32 x i16*>, i32, <32 x i1>, <32 x i16>)
+declare <32 x i32> @llvm.masked.gather.v32i32.v32p0i32(<32 x i32*>, i32, <32 x i1>, <32 x i32>)
+declare <32 x i64> @llvm.masked.gather.v32i64.v32p0i64(<32 x i64*>, i32, <32 x i1>, <32 x i64>)
+declare void @llvm.masked.scatter.v32i8.v32p0i8(<32 x i8>, <32 x i8*>, i32, <32 x i1>)
+declare void @llvm.masked.scatter.v32i16.v32p0i16(<32 x i16>, <32 x i16*>, i32, <32 x i1>)
+declare void @llvm.masked.scatter.v32i32.v32p0i32(<32 x i32>, <32 x i32*>, i32, <32 x i1>)
+declare void @llvm.masked.scatter.v32i64.v32p0i64(<32 x i64>, <32 x i64*>, i32, <32 x i1>)
+declare <32 x i8> @llvm.masked.load.v32i8.p0v32i8(<32 x i8>*, i32, <32 x i1>, <32 x i8>)
+declare <32 x i16> @llvm.masked.load.v32i16.p0v32i16(<32 x i16>*, i32, <32 x i1>, <32 x i16>)
+declare <32 x i32> @llvm.masked.load.v32i32.p0v32i32(<32 x i32>*, i32, <32 x i1>, <32 x i32>)
+declare <32 x i64> @llvm.masked.load.v32i64.p0v32i64(<32 x i64>*, i32, <32 x i1>, <32 x i64>)
+declare void @llvm.masked.store.v32i8.p0v32i8(<32 x i8>, <32 x i8>*, i32, <32 x i1>)
+declare void @llvm.masked.store.v32i16.p0v32i16(<32 x i16>, <32 x i16>*, i32, <32 x i1>)
+declare void @llvm.masked.store.v32i32.p0v32i32(<32 x i32>, <32 x i32>*, i32, <32 x i1>)
+declare void @llvm.masked.store.v32i64.p0v32i64(<32 x i64>, <32 x i64>*, i32, <32 x i1>)
+
+";
+
+use crate::lower::{emit_inst, emit_term};
+pub(crate) use Gen as Emitter;

@@ -1,0 +1,297 @@
+//! The compiled CPU backend. A kernel is compiled once (LLVM JIT for this
+//! CPU) into a function that runs one warp as 32-lane SIMD vectors; CTAs run
+//! on a pool of OS threads, each CTA on one worker with its warps taking
+//! turns between barriers.
+//!
+//! Semantics are the interpreter's: the same lane scheduling (earliest
+//! block first), the same warp-collective and barrier rules, and the same
+//! ALU (operations without an inline vector form call the interpreter's
+//! ALU per lane). Memory is not checked here: the interpreter is the
+//! checking mode.
+
+mod emit;
+mod helpers;
+mod jit;
+mod lower;
+mod prepare;
+
+pub use prepare::Unsupported;
+
+use emit::{env, state, DONE, W};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use warpfold_interp::{DeviceMemory, ExecError, ExecOptions, Instance, LaunchConfig, LaunchStats, MAX_SHARED};
+use warpfold_ir::shared::{shared_layout, SharedLayout};
+use warpfold_ir::{FuncId, InstKind, Module};
+
+/// A kernel compiled for this CPU.
+pub struct CompiledKernel {
+    func: jit::WarpFn,
+    state_bytes: usize,
+    frame_size: u64,
+    layout: SharedLayout,
+    name: String,
+    /// Descriptors the per-lane helpers read (addresses are baked into the code).
+    _descs: Vec<Box<InstKind>>,
+    /// Milliseconds spent compiling.
+    pub compile_ms: f64,
+    /// The generated LLVM IR (before optimisation), for `inspect`.
+    pub llvm_ir: String,
+}
+
+// SAFETY: the compiled function is re-entrant (all state is passed in), the
+// descriptors are immutable, and the JIT memory lives for the process.
+unsafe impl Send for CompiledKernel {}
+unsafe impl Sync for CompiledKernel {}
+
+/// Compile `kernel` of `m`, or say why the backend cannot.
+pub fn compile(m: &Module, kernel: FuncId) -> Result<CompiledKernel, Unsupported> {
+    let t0 = Instant::now();
+    let f = m.functions.get(kernel).filter(|f| f.is_kernel).ok_or_else(|| Unsupported("not a kernel".into()))?;
+    let p = prepare::prepare(m, kernel)?;
+    let layout = shared_layout(m, kernel);
+    let (cpu, features) = jit::host();
+    let e = emit::emit(m, &p, &layout, cpu, features)?;
+    let func = jit::compile(&e.ir, &helpers::table())?;
+    Ok(CompiledKernel {
+        func,
+        state_bytes: e.state_bytes,
+        frame_size: f.frame_size,
+        layout,
+        name: f.name.clone(),
+        _descs: e.descs,
+        compile_ms: t0.elapsed().as_secs_f64() * 1e3,
+        llvm_ir: e.ir,
+    })
+}
+
+/// Run a compiled kernel over the grid.
+pub fn launch(
+    k: &CompiledKernel,
+    inst: &Instance,
+    _mem: &DeviceMemory,
+    cfg: &LaunchConfig,
+    params: &[u8],
+    opts: &ExecOptions,
+) -> Result<LaunchStats, ExecError> {
+    let bad = |m: String| Err(ExecError::BadLaunch(format!("kernel `{}`: {m}", k.name)));
+    let nthreads = cfg.block.iter().map(|&d| u64::from(d)).product::<u64>();
+    if cfg.grid.contains(&0) || cfg.block.contains(&0) {
+        return bad(format!("grid {:?} and block {:?} must be at least 1 in every dimension", cfg.grid, cfg.block));
+    }
+    if nthreads > 1024 || cfg.block[2] > 64 {
+        return bad(format!("block {:?} has {nthreads} threads; at most 1024 (and z at most 64)", cfg.block));
+    }
+    let dyn_base = k.layout.dynamic_base();
+    let shared_total = dyn_base + u64::from(cfg.dynamic_shared);
+    if shared_total > MAX_SHARED {
+        return bad(format!("needs {shared_total} bytes of shared memory; the limit is {MAX_SHARED}"));
+    }
+    let total = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
+    let workers = match opts.threads {
+        0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        n => n,
+    }
+    .min(total.max(1) as usize)
+    .max(1);
+    let globals: Vec<u64> = (0..inst.module().globals.len()).map(|i| inst.global_addr(warpfold_ir::GlobalId(i as u32))).collect();
+    let cancel = AtomicU32::new(0);
+    let stop = AtomicBool::new(false);
+    let next = AtomicU64::new(0);
+    let first_error: Mutex<Option<(u64, ExecError)>> = Mutex::new(None);
+    let deadline = opts.timeout.map(|t| Instant::now() + t);
+    let start = Instant::now();
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        // The watchdog: raises the cancel flag the compiled loops poll.
+        if let Some(d) = deadline {
+            let (cancel, done) = (&cancel, &done);
+            s.spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    if Instant::now() >= d {
+                        cancel.store(1, Ordering::Relaxed);
+                        return;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+            });
+        }
+        let mut handles = Vec::new();
+        for w in 0..workers {
+            let (next, first_error, stop, cancel, globals) = (&next, &first_error, &stop, &cancel, &globals);
+            handles.push(s.spawn(move || {
+                let mut shared = vec![0u8; shared_total as usize + 16];
+                let mut local = vec![0u8; (nthreads * k.frame_size.max(1)) as usize + 16];
+                let nwarps = (nthreads as usize).div_ceil(W as usize);
+                let mut states = vec![0u64; (nwarps * k.state_bytes).div_ceil(8) + 8];
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= total {
+                        return;
+                    }
+                    let g = cfg.grid;
+                    let ctaid = [
+                        (i % u64::from(g[0])) as u32,
+                        ((i / u64::from(g[0])) % u64::from(g[1])) as u32,
+                        (i / (u64::from(g[0]) * u64::from(g[1]))) as u32,
+                    ];
+                    let mut envv = [0u64; env::LEN];
+                    envv[env::PARAMS] = params.as_ptr() as u64;
+                    envv[env::SHARED] = shared.as_mut_ptr() as u64;
+                    envv[env::CONST] = inst.const_bank().as_ptr() as u64;
+                    envv[env::LOCAL] = local.as_mut_ptr() as u64;
+                    envv[env::FRAME] = k.frame_size;
+                    for d in 0..3 {
+                        envv[env::CTAID + d] = u64::from(ctaid[d]);
+                        envv[env::NCTAID + d] = u64::from(cfg.grid[d]);
+                        envv[env::NTID + d] = u64::from(cfg.block[d]);
+                    }
+                    envv[env::DYN_SMEM] = u64::from(cfg.dynamic_shared);
+                    envv[env::TOTAL_SMEM] = shared_total;
+                    envv[env::GLOBALS] = globals.as_ptr() as u64;
+                    envv[env::SMID] = w as u64;
+                    envv[env::NSMID] = workers as u64;
+                    envv[env::CONST_LEN] = inst.const_bank().len() as u64;
+                    envv[env::PARAMS_LEN] = params.len() as u64;
+                    envv[env::LOCAL_LEN] = nthreads * k.frame_size;
+                    envv[env::CANCEL] = cancel as *const AtomicU32 as u64;
+                    shared.fill(0);
+                    local.fill(0);
+                    if let Err(e) = run_cta(k, &envv, &mut states, nthreads as usize, ctaid) {
+                        stop.store(true, Ordering::Relaxed);
+                        let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
+                        if slot.as_ref().is_none_or(|(j, _)| i < *j) {
+                            *slot = Some((i, e));
+                        }
+                        return;
+                    }
+                    if cancel.load(Ordering::Relaxed) != 0 {
+                        stop.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                }
+            }));
+        }
+        for h in handles {
+            let _ = h.join();
+        }
+        done.store(true, Ordering::Relaxed);
+    });
+    if let Some((_, e)) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    if cancel.load(Ordering::Relaxed) != 0 {
+        let secs = deadline.map_or(0.0, |d| d.saturating_duration_since(start).as_secs_f64());
+        return Err(ExecError::Timeout { kernel: k.name.clone(), secs });
+    }
+    Ok(LaunchStats { thread_instructions: 0 })
+}
+
+fn word(st: &[u8], off: usize) -> u32 {
+    u32::from_le_bytes([st[off], st[off + 1], st[off + 2], st[off + 3]])
+}
+
+fn set_word(st: &mut [u8], off: usize, v: u32) {
+    st[off..off + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+/// Run one CTA: warps in turn until all exit, releasing barriers.
+fn run_cta(k: &CompiledKernel, envv: &[u64], states_words: &mut [u64], nthreads: usize, ctaid: [u32; 3]) -> Result<(), ExecError> {
+    let nwarps = nthreads.div_ceil(W as usize);
+    let sb = k.state_bytes;
+    // SAFETY: u64 storage viewed as bytes (alignment only grows).
+    let bytes: &mut [u8] = unsafe { std::slice::from_raw_parts_mut(states_words.as_mut_ptr() as *mut u8, states_words.len() * 8) };
+    for w in 0..nwarps {
+        let st = &mut bytes[w * sb..(w + 1) * sb];
+        st.fill(0);
+        let lanes = (nthreads - w * W as usize).min(W as usize);
+        for l in 0..W as usize {
+            let v = if l < lanes { 0 } else { DONE };
+            st[state::NEXT + 4 * l..state::NEXT + 4 * l + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        let live = if lanes == 32 { u32::MAX } else { (1u32 << lanes) - 1 };
+        set_word(st, state::LIVE, live);
+    }
+    let mut finished = vec![false; nwarps];
+    loop {
+        let mut at_barrier = Vec::new();
+        let mut stuck = Vec::new();
+        for w in 0..nwarps {
+            if finished[w] {
+                continue;
+            }
+            let st = bytes[w * sb..].as_mut_ptr();
+            // SAFETY: the state buffer holds `state_bytes` for this warp and
+            // the environment describes live buffers for this CTA.
+            let code = unsafe { (k.func)(st, envv.as_ptr(), w as u32) };
+            match code {
+                0 => finished[w] = true,
+                1 => at_barrier.push(w),
+                3 => return Ok(()),
+                _ => stuck.push(w),
+            }
+        }
+        if finished.iter().all(|f| *f) {
+            return Ok(());
+        }
+        // Every warp still running waits at a barrier: release it if all
+        // their live lanes are there, at the same place.
+        let running: Vec<usize> = (0..nwarps).filter(|w| !finished[*w]).collect();
+        let mut site: Option<u32> = None;
+        let mut ok = stuck.is_empty();
+        for &w in &running {
+            let st = &bytes[w * sb..(w + 1) * sb];
+            let (live, wb, s) = (word(st, state::LIVE), word(st, state::WAIT_BAR), word(st, state::BAR_SITE));
+            if wb != live {
+                ok = false;
+            }
+            if wb != 0 {
+                let diverged = s == u32::MAX || site.is_some_and(|x| x != s);
+                if diverged {
+                    return Err(ExecError::BarrierDivergence {
+                        kernel: k.name.clone(),
+                        block: ctaid,
+                        detail: "threads wait at different barriers (a CTA-wide barrier must be reached by all threads at the same place)".into(),
+                    });
+                }
+                site = Some(s);
+            }
+        }
+        if !ok || at_barrier.is_empty() {
+            return Err(ExecError::Deadlock {
+                kernel: k.name.clone(),
+                block: ctaid,
+                detail: format!(
+                    "no thread can continue: {} warp(s) wait at a barrier, {} warp(s) wait at warp operations whose lanes never arrive",
+                    at_barrier.len(),
+                    stuck.len()
+                ),
+            });
+        }
+        for &w in &running {
+            set_word(&mut bytes[w * sb..(w + 1) * sb], state::WAIT_BAR, 0);
+            set_word(&mut bytes[w * sb..(w + 1) * sb], state::BAR_SITE, 0);
+        }
+    }
+}
+
+/// Compiled kernels of one module, compiled on first use.
+#[derive(Default)]
+pub struct Cache {
+    map: Mutex<std::collections::HashMap<FuncId, Arc<Result<CompiledKernel, Unsupported>>>>,
+}
+
+impl Cache {
+    pub fn get_or_compile(&self, m: &Module, kernel: FuncId) -> Arc<Result<CompiledKernel, Unsupported>> {
+        if let Some(c) = self.map.lock().unwrap_or_else(|p| p.into_inner()).get(&kernel) {
+            return c.clone();
+        }
+        let c = Arc::new(compile(m, kernel));
+        self.map.lock().unwrap_or_else(|p| p.into_inner()).insert(kernel, c.clone());
+        c
+    }
+}

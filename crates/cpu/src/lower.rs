@@ -1,0 +1,1121 @@
+//! Instructions and terminators to LLVM IR over 32-lane vectors.
+
+use crate::emit::{env, iota, sc, vt, Emitter as Gen, Helper, DONE, W};
+use crate::prepare::Unsupported;
+use warpfold_ir::*;
+
+type R = Result<(), Unsupported>;
+
+/// Lanes that run the instruction: the group mask and the guard.
+fn exec_mask(g: &mut Gen, inst: &Inst) -> String {
+    let mask = g.load_scalar("mask", "<32 x i1>");
+    match inst.guard {
+        None => mask,
+        Some((p, neg)) => {
+            let pv = g.val(Value::Reg(p), 1);
+            let pv = if neg { not1(g, &pv) } else { pv };
+            let e = g.t();
+            g.line(&format!("{e} = and <32 x i1> {mask}, {pv}"));
+            e
+        }
+    }
+}
+
+fn not1(g: &mut Gen, v: &str) -> String {
+    let r = g.t();
+    g.line(&format!("{r} = xor <32 x i1> {v}, {}", sc(1, 1)));
+    r
+}
+
+fn bin(g: &mut Gen, op: &str, bits: u32, a: &str, b: &str) -> String {
+    let r = g.t();
+    g.line(&format!("{r} = {op} {} {a}, {b}", vt(bits)));
+    r
+}
+
+fn icmp(g: &mut Gen, pred: &str, bits: u32, a: &str, b: &str) -> String {
+    let r = g.t();
+    g.line(&format!("{r} = icmp {pred} {} {a}, {b}", vt(bits)));
+    r
+}
+
+fn sel(g: &mut Gen, c: &str, bits: u32, a: &str, b: &str) -> String {
+    let r = g.t();
+    g.line(&format!("{r} = select <32 x i1> {c}, {} {a}, {} {b}", vt(bits), vt(bits)));
+    r
+}
+
+fn env_i32(g: &mut Gen, idx: usize) -> String {
+    let v = g.env(idx);
+    let t = g.t();
+    g.line(&format!("{t} = trunc i64 {v} to i32"));
+    g.splat("i32", &t)
+}
+
+fn env_splat64(g: &mut Gen, idx: usize) -> String {
+    let v = g.env(idx);
+    g.splat("i64", &v)
+}
+
+/// Linear thread index of each lane in the CTA.
+fn linear_tid(g: &mut Gen) -> String {
+    let w = g.t();
+    g.line(&format!("{w} = mul i32 %warp, {W}"));
+    let ws = g.splat("i32", &w);
+    bin(g, "add", 32, &ws, &iota(32))
+}
+
+/// Host address of each lane's local frame.
+fn lane_base(g: &mut Gen) -> String {
+    let t = linear_tid(g);
+    let t64 = g.conv(&t, 32, 64, false);
+    let fr = env_splat64(g, env::FRAME);
+    let off = bin(g, "mul", 64, &t64, &fr);
+    let lb = env_splat64(g, env::LOCAL);
+    bin(g, "add", 64, &lb, &off)
+}
+
+/// Host base of a space (for turning space addresses into pointers).
+fn space_base(g: &mut Gen, space: Space) -> Option<String> {
+    match space {
+        Space::Shared => Some(env_splat64(g, env::SHARED)),
+        Space::Const => Some(env_splat64(g, env::CONST)),
+        Space::Param => Some(env_splat64(g, env::PARAMS)),
+        Space::Local => Some(lane_base(g)),
+        Space::Global | Space::Generic => None,
+    }
+}
+
+/// The address of a symbol in its own space, or generic (host) when asked.
+fn symbol_addr(g: &mut Gen, sym: Symbol, generic: bool) -> Result<String, Unsupported> {
+    let (own, off): (Space, Option<u64>) = match sym {
+        Symbol::Global(id) => {
+            let gv = &g.m.globals[id];
+            match gv.space {
+                Space::Global => {
+                    let tab = g.env(env::GLOBALS);
+                    let p = g.t();
+                    let q = g.t();
+                    let v = g.t();
+                    g.line(&format!("{p} = inttoptr i64 {tab} to i64*"));
+                    g.line(&format!("{q} = getelementptr i64, i64* {p}, i64 {}", id.0));
+                    g.line(&format!("{v} = load i64, i64* {q}"));
+                    return Ok(g.splat("i64", &v));
+                }
+                Space::Shared => {
+                    let off = if gv.dynamic { g.layout.dynamic_base() } else { g.layout.offsets.get(&id).copied().unwrap_or(0) };
+                    (Space::Shared, Some(off))
+                }
+                Space::Const => (Space::Const, Some(gv.offset)),
+                other => return Err(Unsupported(format!("variable in the {other} space"))),
+            }
+        }
+        Symbol::Local(l) => (Space::Local, Some(g.p.func.locals[l].offset)),
+        Symbol::KernelParam(i) => (Space::Param, Some(g.p.func.params.get(i as usize).map_or(0, |p| p.offset))),
+        Symbol::Function(_) => return Err(Unsupported("function addresses".into())),
+    };
+    let c = sc(64, off.unwrap_or(0));
+    if !generic {
+        return Ok(c);
+    }
+    let base = space_base(g, own).expect("non-global space has a base");
+    Ok(bin(g, "add", 64, &base, &c))
+}
+
+/// Host addresses of `[addr]` in `space`, per lane.
+fn host_addr(g: &mut Gen, a: &Address, space: Space) -> Result<String, Unsupported> {
+    let generic = matches!(space, Space::Generic | Space::Global);
+    let base = match a.base {
+        AddrBase::Reg(r) => g.val(Value::Reg(r), 64),
+        AddrBase::Symbol(s) => symbol_addr(g, s, generic)?,
+        AddrBase::None => sc(64, 0),
+    };
+    let withoff = if a.offset != 0 { bin(g, "add", 64, &base, &sc(64, a.offset as u64)) } else { base };
+    if generic {
+        return Ok(withoff);
+    }
+    let b = space_base(g, space).expect("space has a base");
+    Ok(bin(g, "add", 64, &b, &withoff))
+}
+
+/// Whether every lane's address is uniform and known without registers
+/// (kernel parameters and constants named directly).
+fn uniform_symbol(a: &Address, space: Space) -> bool {
+    matches!(a.base, AddrBase::Symbol(_)) && matches!(space, Space::Param | Space::Const)
+}
+
+fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
+    let size = bits / 8;
+    let h0 = g.t();
+    g.line(&format!("{h0} = extractelement <32 x i64> {h}, i32 0"));
+    let s0 = g.splat("i64", &h0);
+    let steps = bin(g, "mul", 64, &iota(64), &sc(64, u64::from(size)));
+    let expect = bin(g, "add", 64, &s0, &steps);
+    let eq = icmp(g, "eq", 64, h, &expect);
+    let nex = not1(g, exec);
+    let ok = g.t();
+    g.line(&format!("{ok} = or <32 x i1> {eq}, {nex}"));
+    let all = g.t();
+    g.line(&format!("{all} = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> {ok})"));
+    let (lc, lg, lj) = (g.label("ld_contig"), g.label("ld_gather"), g.label("ld_join"));
+    g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
+    g.emit_label(&lc);
+    let bp = g.t();
+    g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt(bits)));
+    let v1 = g.t();
+    g.line(&format!("{v1} = call {} @llvm.masked.load.v32i{bits}.p0v32i{bits}({}* {bp}, i32 {size}, <32 x i1> {exec}, {} undef)", vt(bits), vt(bits), vt(bits)));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lg);
+    let ps = g.t();
+    g.line(&format!("{ps} = inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
+    let v2 = g.t();
+    g.line(&format!("{v2} = call {} @llvm.masked.gather.v32i{bits}.v32p0i{bits}(<32 x i{bits}*> {ps}, i32 {size}, <32 x i1> {exec}, {} undef)", vt(bits), vt(bits)));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
+    let v = g.t();
+    g.line(&format!("{v} = phi {} [ {v1}, %{lc} ], [ {v2}, %{lg} ]", vt(bits)));
+    v
+}
+
+fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
+    let size = bits / 8;
+    let h0 = g.t();
+    g.line(&format!("{h0} = extractelement <32 x i64> {h}, i32 0"));
+    let s0 = g.splat("i64", &h0);
+    let steps = bin(g, "mul", 64, &iota(64), &sc(64, u64::from(size)));
+    let expect = bin(g, "add", 64, &s0, &steps);
+    let eq = icmp(g, "eq", 64, h, &expect);
+    let nex = not1(g, exec);
+    let ok = g.t();
+    g.line(&format!("{ok} = or <32 x i1> {eq}, {nex}"));
+    let all = g.t();
+    g.line(&format!("{all} = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> {ok})"));
+    let (lc, lg, lj) = (g.label("st_contig"), g.label("st_scatter"), g.label("st_join"));
+    g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
+    g.emit_label(&lc);
+    let bp = g.t();
+    g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt(bits)));
+    g.line(&format!("call void @llvm.masked.store.v32i{bits}.p0v32i{bits}({} {v}, {}* {bp}, i32 {size}, <32 x i1> {exec})", vt(bits), vt(bits)));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lg);
+    let ps = g.t();
+    g.line(&format!("{ps} = inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
+    g.line(&format!("call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}({} {v}, <32 x i{bits}*> {ps}, i32 {size}, <32 x i1> {exec})", vt(bits)));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
+}
+
+/// Participants of a warp collective, or a wait: returns the bitmask of
+/// lanes named by the executing lanes' member masks, after branching to the
+/// dispatcher (and marking the group as waiting) when some are elsewhere.
+fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
+    let mm = g.val(mask_val, 32);
+    let live = g.load_scalar("live", "i32");
+    let ls = g.splat("i32", &live);
+    let need_v = bin(g, "and", 32, &mm, &ls);
+    let need_sel = sel(g, exec, 32, &need_v, "zeroinitializer");
+    let need = g.t();
+    g.line(&format!("{need} = call i32 @llvm.vector.reduce.or.v32i32(<32 x i32> {need_sel})"));
+    let eb = g.bits_of_mask(exec);
+    let neb = g.t();
+    g.line(&format!("{neb} = xor i32 {eb}, -1"));
+    let missing = g.t();
+    g.line(&format!("{missing} = and i32 {need}, {neb}"));
+    let any = g.t();
+    g.line(&format!("{any} = icmp ne i32 {missing}, 0"));
+    let (lw, lgo) = (g.label("coll_wait"), g.label("coll_go"));
+    g.line(&format!("br i1 {any}, label %{lw}, label %{lgo}"));
+    g.emit_label(&lw);
+    // The group waits here (its next stays at this block) for the others.
+    let mask = g.load_scalar("mask", "<32 x i1>");
+    let mb = g.bits_of_mask(&mask);
+    let wc = g.load_scalar("wait_coll", "i32");
+    let wc2 = g.t();
+    g.line(&format!("{wc2} = or i32 {wc}, {mb}"));
+    g.line(&format!("store i32 {wc2}, i32* %wait_coll"));
+    g.line("br label %dispatch");
+    g.emit_label(&lgo);
+    need
+}
+
+pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool, succ: Option<u32>) -> R {
+    let exec = exec_mask(g, inst);
+    match &inst.kind {
+        InstKind::Mov { ty, dst, src } => {
+            let bits = if *ty == Ty::Pred { 1 } else { ty.bits() };
+            let v = g.val(*src, bits);
+            g.set(*dst, &v, bits, false, &exec);
+        }
+        InstKind::AddrOf { dst, sym, space } => {
+            let v = symbol_addr(g, *sym, *space == Space::Generic)?;
+            g.set(*dst, &v, 64, false, &exec);
+        }
+        InstKind::Int { op, ty, dst, args } => emit_int(g, &inst.kind, *op, *ty, *dst, args, &exec),
+        InstKind::Carry { sub, ty, dst, a, b, carry_in, carry_out } => {
+            let w = ty.bits();
+            let x = g.val(*a, w);
+            let y = g.val(*b, w);
+            let x2 = g.conv(&x, w, w * 2, false);
+            let y2 = g.conv(&y, w, w * 2, false);
+            let cin = match carry_in {
+                Some(c) => {
+                    let cv = g.val(Value::Reg(*c), 1);
+                    g.conv(&cv, 1, w * 2, false)
+                }
+                None => "zeroinitializer".into(),
+            };
+            let (s, cout) = if *sub {
+                let d1 = bin(g, "sub", w * 2, &x2, &y2);
+                let d = bin(g, "sub", w * 2, &d1, &cin);
+                let yc = bin(g, "add", w * 2, &y2, &cin);
+                let borrow = icmp(g, "ult", w * 2, &x2, &yc);
+                (d, borrow)
+            } else {
+                let s1 = bin(g, "add", w * 2, &x2, &y2);
+                let s = bin(g, "add", w * 2, &s1, &cin);
+                let hi = bin(g, "lshr", w * 2, &s, &sc(w * 2, u64::from(w)));
+                let c = icmp(g, "ne", w * 2, &hi, "zeroinitializer");
+                (s, c)
+            };
+            let r = g.conv(&s, w * 2, w, false);
+            g.set(*dst, &r, w, false, &exec);
+            if let Some(c) = carry_out {
+                g.set(*c, &cout, 1, false, &exec);
+            }
+        }
+        InstKind::Float { op, ty, dst, args, round, ftz, sat } => {
+            if !g.float_inline(*op, *ty, *dst, args, *round, *ftz, *sat, &exec) {
+                let bits = ty.bits();
+                let a: Vec<String> = args.iter().map(|v| g.to64(*v, bits)).collect();
+                let r = g.call_lanes(Helper::Float, inst.kind.clone(), &a, None);
+                let r = g.conv(&r, 64, bits, false);
+                g.set(*dst, &r, bits, false, &exec);
+            }
+        }
+        InstKind::Setp { cmp, ty, dst, dst2, a, b, combine, ftz } => {
+            let c = compare(g, *cmp, *ty, *a, *b, *ftz);
+            let (r1, r2) = match combine {
+                None => {
+                    let n = not1(g, &c);
+                    (c, n)
+                }
+                Some((op, p, neg)) => {
+                    let pv = g.val(*p, 1);
+                    let pv = if *neg { not1(g, &pv) } else { pv };
+                    let n = not1(g, &c);
+                    let o = match op {
+                        BoolOp::And => "and",
+                        BoolOp::Or => "or",
+                        BoolOp::Xor => "xor",
+                    };
+                    let r1 = bin(g, o, 1, &c, &pv);
+                    let r2 = bin(g, o, 1, &n, &pv);
+                    (r1, r2)
+                }
+            };
+            g.set(*dst, &r1, 1, false, &exec);
+            if let Some(d2) = dst2 {
+                g.set(*d2, &r2, 1, false, &exec);
+            }
+        }
+        InstKind::Set { cmp, ty, dst_ty, dst, a, b, combine, ftz } => {
+            let mut c = compare(g, *cmp, *ty, *a, *b, *ftz);
+            if let Some((op, p, neg)) = combine {
+                let pv = g.val(*p, 1);
+                let pv = if *neg { not1(g, &pv) } else { pv };
+                let o = match op {
+                    BoolOp::And => "and",
+                    BoolOp::Or => "or",
+                    BoolOp::Xor => "xor",
+                };
+                c = bin(g, o, 1, &c, &pv);
+            }
+            let bits = dst_ty.bits();
+            let one = if *dst_ty == Ty::F32 { sc(32, u64::from(1.0f32.to_bits())) } else { sc(bits, u64::MAX) };
+            let r = sel(g, &c, bits, &one, "zeroinitializer");
+            g.set(*dst, &r, bits, false, &exec);
+        }
+        InstKind::Selp { ty, dst, a, b, c } => {
+            let bits = if *ty == Ty::Pred { 1 } else { ty.bits() };
+            let x = g.val(*a, bits);
+            let y = g.val(*b, bits);
+            let cv = g.val(*c, 1);
+            let r = sel(g, &cv, bits, &x, &y);
+            g.set(*dst, &r, bits, false, &exec);
+        }
+        InstKind::Slct { ty, cty, dst, a, b, c, ftz } => {
+            let bits = ty.bits();
+            let x = g.val(*a, bits);
+            let y = g.val(*b, bits);
+            let ge = if *cty == Ty::F32 {
+                let f = g.fval(*c, Ty::F32);
+                let f = if *ftz { g.ftz(&f, Ty::F32) } else { f };
+                let r = g.t();
+                g.line(&format!("{r} = fcmp oge <32 x float> {f}, zeroinitializer"));
+                r
+            } else {
+                let cv = g.val(*c, 32);
+                icmp(g, "sge", 32, &cv, "zeroinitializer")
+            };
+            let r = sel(g, &ge, bits, &x, &y);
+            g.set(*dst, &r, bits, false, &exec);
+        }
+        InstKind::PredOp { op, dst, a, b } => {
+            let x = g.val(*a, 1);
+            let y = g.val(*b, 1);
+            let r = match op {
+                PredOp::And => bin(g, "and", 1, &x, &y),
+                PredOp::Or => bin(g, "or", 1, &x, &y),
+                PredOp::Xor => bin(g, "xor", 1, &x, &y),
+                PredOp::Not => not1(g, &x),
+                PredOp::Mov => x,
+            };
+            g.set(*dst, &r, 1, false, &exec);
+        }
+        InstKind::Testp { ty, dst, a, .. } => {
+            let x = g.to64(*a, ty.bits());
+            let r = g.call_lanes(Helper::Testp, inst.kind.clone(), &[x], None);
+            let r = g.conv(&r, 64, 1, false);
+            g.set(*dst, &r, 1, false, &exec);
+        }
+        InstKind::Cvt { dst_ty, src_ty, dst, src, round, ftz, sat } => emit_cvt(g, &inst.kind, *dst_ty, *src_ty, *dst, *src, *round, *ftz, *sat, &exec),
+        InstKind::IsSpace { space, dst, src } => {
+            let a = g.val(*src, 64);
+            let in_range = |g: &mut Gen, base_idx: usize, len_idx: usize, a: &str| {
+                let b = env_splat64(g, base_idx);
+                let l = env_splat64(g, len_idx);
+                let e = bin(g, "add", 64, &b, &l);
+                let ge = icmp(g, "uge", 64, a, &b);
+                let lt = icmp(g, "ult", 64, a, &e);
+                bin(g, "and", 1, &ge, &lt)
+            };
+            let sh = in_range(g, env::SHARED, env::TOTAL_SMEM, &a);
+            let lo = in_range(g, env::LOCAL, env::LOCAL_LEN, &a);
+            let co = in_range(g, env::CONST, env::CONST_LEN, &a);
+            let pa = in_range(g, env::PARAMS, env::PARAMS_LEN, &a);
+            let r = match space {
+                Space::Shared => sh,
+                Space::Local => lo,
+                Space::Const => co,
+                Space::Param => pa,
+                _ => {
+                    let o1 = bin(g, "or", 1, &sh, &lo);
+                    let o2 = bin(g, "or", 1, &co, &pa);
+                    let o = bin(g, "or", 1, &o1, &o2);
+                    not1(g, &o)
+                }
+            };
+            g.set(*dst, &r, 1, false, &exec);
+        }
+        InstKind::Cvta { to_generic, space, dst, src, bits } => {
+            let x = g.val(*src, *bits);
+            let x = g.conv(&x, *bits, 64, false);
+            let r = match space_base(g, *space) {
+                None => x,
+                Some(b) => {
+                    if *to_generic {
+                        bin(g, "add", 64, &x, &b)
+                    } else {
+                        bin(g, "sub", 64, &x, &b)
+                    }
+                }
+            };
+            let r = g.conv(&r, 64, *bits, false);
+            g.set(*dst, &r, *bits, false, &exec);
+        }
+        InstKind::Pack { ty, dst, parts, part_bits } => {
+            let bits = ty.bits();
+            let mut acc = "zeroinitializer".to_string();
+            for (i, p) in parts.iter().enumerate() {
+                let v = g.val(*p, *part_bits);
+                let v = g.conv(&v, *part_bits, bits, false);
+                let sh = bin(g, "shl", bits, &v, &sc(bits, u64::from(i as u32 * part_bits)));
+                acc = bin(g, "or", bits, &acc, &sh);
+            }
+            g.set(*dst, &acc, bits, false, &exec);
+        }
+        InstKind::Unpack { ty, dsts, src, part_bits } => {
+            let bits = ty.bits();
+            let x = g.val(*src, bits);
+            for (i, d) in dsts.iter().enumerate() {
+                if let Some(d) = d {
+                    let sh = bin(g, "lshr", bits, &x, &sc(bits, u64::from(i as u32 * part_bits)));
+                    let v = g.conv(&sh, bits, *part_bits, false);
+                    g.set(*d, &v, *part_bits, false, &exec);
+                }
+            }
+        }
+        InstKind::Ld { space, ty, dsts, addr, .. } => {
+            let bits = ty.bits();
+            if uniform_symbol(addr, *space) {
+                // Kernel parameters / constants by name: one scalar load.
+                let h = host_addr(g, addr, *space)?;
+                for (i, d) in dsts.iter().enumerate() {
+                    let h0 = g.t();
+                    g.line(&format!("{h0} = extractelement <32 x i64> {h}, i32 0"));
+                    let hi = g.t();
+                    g.line(&format!("{hi} = add i64 {h0}, {}", i as u32 * bits / 8));
+                    let p = g.t();
+                    g.line(&format!("{p} = inttoptr i64 {hi} to i{bits}*"));
+                    let v = g.t();
+                    g.line(&format!("{v} = load i{bits}, i{bits}* {p}, align 1"));
+                    let s = g.splat(&format!("i{bits}"), &v);
+                    if let Some(d) = d {
+                        g.set(*d, &s, bits, ty.is_signed(), &exec);
+                    }
+                }
+            } else {
+                let h = host_addr(g, addr, *space)?;
+                for (i, d) in dsts.iter().enumerate() {
+                    let hi = if i == 0 { h.clone() } else { bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8))) };
+                    let v = load_elems(g, &hi, bits, &exec);
+                    if let Some(d) = d {
+                        g.set(*d, &v, bits, ty.is_signed(), &exec);
+                    }
+                }
+            }
+        }
+        InstKind::St { space, ty, srcs, addr, .. } => {
+            if matches!(space, Space::Param | Space::Const) {
+                return Err(Unsupported("stores to the param or const space".into()));
+            }
+            let bits = ty.bits();
+            let h = host_addr(g, addr, *space)?;
+            for (i, s) in srcs.iter().enumerate() {
+                let hi = if i == 0 { h.clone() } else { bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8))) };
+                let v = g.val(*s, bits);
+                store_elems(g, &hi, bits, &v, &exec);
+            }
+        }
+        InstKind::Atom { space, ty, dst, addr, a, b, .. } => {
+            let h = host_addr(g, addr, *space)?;
+            let x = g.to64(*a, ty.bits());
+            let y = match b {
+                Some(b) => g.to64(*b, ty.bits()),
+                None => sc(64, 0),
+            };
+            let r = g.call_lanes(Helper::Atom, inst.kind.clone(), &[h, x, y], Some(&exec));
+            if let Some(d) = dst {
+                let bits = ty.bits();
+                let r = g.conv(&r, 64, bits, false);
+                g.set(*d, &r, bits, ty.is_signed(), &exec);
+            }
+        }
+        InstKind::Fence => g.line("fence seq_cst"),
+        InstKind::Nop => {}
+        InstKind::ReadSpecial { dst, sreg } => {
+            let (v, bits) = special(g, *sreg);
+            g.set(*dst, &v, bits, false, &exec);
+        }
+        InstKind::Activemask { dst } => {
+            let b = g.bits_of_mask(&exec);
+            let s = g.splat("i32", &b);
+            g.set(*dst, &s, 32, false, &exec);
+        }
+        InstKind::Shfl { mode, dst, pred_dst, a, b, c, mask } => {
+            debug_assert!(first);
+            let part = collective_gate(g, &exec, *mask);
+            let av = g.val(*a, 32);
+            let bv = g.val(*b, 32);
+            let bv = bin(g, "and", 32, &bv, &sc(32, 31));
+            let cv = g.val(*c, 32);
+            let lane = iota(32);
+            let cval = bin(g, "and", 32, &cv, &sc(32, 31));
+            let seg0 = bin(g, "lshr", 32, &cv, &sc(32, 8));
+            let seg = bin(g, "and", 32, &seg0, &sc(32, 31));
+            let nseg = bin(g, "xor", 32, &seg, &sc(32, u64::from(u32::MAX)));
+            let l_seg = bin(g, "and", 32, &lane, &seg);
+            let c_nseg = bin(g, "and", 32, &cval, &nseg);
+            let maxl = bin(g, "or", 32, &l_seg, &c_nseg);
+            let (j, ok) = match mode {
+                ShflMode::Up => {
+                    let j = bin(g, "sub", 32, &lane, &bv);
+                    let ok = icmp(g, "sge", 32, &j, &maxl);
+                    (j, ok)
+                }
+                ShflMode::Down => {
+                    let j = bin(g, "add", 32, &lane, &bv);
+                    let ok = icmp(g, "sle", 32, &j, &maxl);
+                    (j, ok)
+                }
+                ShflMode::Bfly => {
+                    let j = bin(g, "xor", 32, &lane, &bv);
+                    let ok = icmp(g, "sle", 32, &j, &maxl);
+                    (j, ok)
+                }
+                ShflMode::Idx => {
+                    let bn = bin(g, "and", 32, &bv, &nseg);
+                    let j = bin(g, "or", 32, &l_seg, &bn);
+                    let ok = icmp(g, "sle", 32, &j, &maxl);
+                    (j, ok)
+                }
+            };
+            let j = sel(g, &ok, 32, &j, &lane);
+            // Read lane j's value through a stack buffer.
+            let bp = g.t();
+            g.line(&format!("{bp} = bitcast [32 x i32]* %shfl_buf to <32 x i32>*"));
+            g.line(&format!("store <32 x i32> {av}, <32 x i32>* {bp}, align 64"));
+            let base = g.t();
+            g.line(&format!("{base} = getelementptr [32 x i32], [32 x i32]* %shfl_buf, i32 0, i32 0"));
+            let ptrs = g.t();
+            g.line(&format!("{ptrs} = getelementptr i32, i32* {base}, <32 x i32> {j}"));
+            let got = g.t();
+            g.line(&format!("{got} = call <32 x i32> @llvm.masked.gather.v32i32.v32p0i32(<32 x i32*> {ptrs}, i32 4, <32 x i1> {}, <32 x i32> undef)", sc(1, 1)));
+            // A source lane that does not take part gives the caller's own value.
+            let ps = g.splat("i32", &part);
+            let sh = bin(g, "lshr", 32, &ps, &j);
+            let bit = bin(g, "and", 32, &sh, &sc(32, 1));
+            let inp = icmp(g, "ne", 32, &bit, "zeroinitializer");
+            let v = sel(g, &inp, 32, &got, &av);
+            g.set(*dst, &v, 32, false, &exec);
+            if let Some(p) = pred_dst {
+                g.set(*p, &ok, 1, false, &exec);
+            }
+        }
+        InstKind::Vote { mode, dst, a, negate, mask } => {
+            let part = collective_gate(g, &exec, *mask);
+            let pv = g.val(*a, 1);
+            let pv = if *negate { not1(g, &pv) } else { pv };
+            let pb = g.bits_of_mask(&pv);
+            let ballot = g.t();
+            g.line(&format!("{ballot} = and i32 {pb}, {part}"));
+            match mode {
+                VoteMode::Ballot => {
+                    let s = g.splat("i32", &ballot);
+                    g.set(*dst, &s, 32, false, &exec);
+                }
+                _ => {
+                    let r = g.t();
+                    match mode {
+                        VoteMode::All => g.line(&format!("{r} = icmp eq i32 {ballot}, {part}")),
+                        VoteMode::Any => g.line(&format!("{r} = icmp ne i32 {ballot}, 0")),
+                        _ => {
+                            let x = g.t();
+                            let y = g.t();
+                            g.line(&format!("{x} = icmp eq i32 {ballot}, {part}"));
+                            g.line(&format!("{y} = icmp eq i32 {ballot}, 0"));
+                            g.line(&format!("{r} = or i1 {x}, {y}"));
+                        }
+                    }
+                    let s = g.splat("i1", &r);
+                    g.set(*dst, &s, 1, false, &exec);
+                }
+            }
+        }
+        InstKind::Redux { op, ty, dst, a, mask } => {
+            let part = collective_gate(g, &exec, *mask);
+            let av = g.val(*a, 32);
+            let pm = g.mask_of_bits(&part);
+            let (ident, red) = match (op, ty.is_signed()) {
+                (ReduxOp::Add, _) => (0u64, "add"),
+                (ReduxOp::And, _) => (u64::from(u32::MAX), "and"),
+                (ReduxOp::Or, _) => (0, "or"),
+                (ReduxOp::Xor, _) => (0, "xor"),
+                (ReduxOp::Min, true) => (i32::MAX as u64, "smin"),
+                (ReduxOp::Max, true) => (i32::MIN as u32 as u64, "smax"),
+                (ReduxOp::Min, false) => (u64::from(u32::MAX), "umin"),
+                (ReduxOp::Max, false) => (0, "umax"),
+            };
+            let v = sel(g, &pm, 32, &av, &sc(32, ident));
+            let r = g.t();
+            g.line(&format!("{r} = call i32 @llvm.vector.reduce.{red}.v32i32(<32 x i32> {v})"));
+            let s = g.splat("i32", &r);
+            g.set(*dst, &s, 32, false, &exec);
+        }
+        InstKind::WarpSync { mask } => {
+            let _ = collective_gate(g, &exec, *mask);
+        }
+        InstKind::Bar { .. } => {
+            // A barrier is alone in its block: the lanes wait; the others
+            // (guard false) go on.
+            let Some(succ) = succ else { return Err(Unsupported("barrier at the end of a block".into())) };
+            let eb = g.bits_of_mask(&exec);
+            let wb = g.load_scalar("wait_bar", "i32");
+            let wb2 = g.t();
+            g.line(&format!("{wb2} = or i32 {wb}, {eb}"));
+            g.line(&format!("store i32 {wb2}, i32* %wait_bar"));
+            // Remember which barrier; two different ones is an error the
+            // CTA driver reports.
+            let site = g.load_scalar("bar_site", "i32");
+            let me = g.cur_id + 1;
+            let is0 = g.t();
+            let same = g.t();
+            let ok = g.t();
+            let ns = g.t();
+            g.line(&format!("{is0} = icmp eq i32 {site}, 0"));
+            g.line(&format!("{same} = icmp eq i32 {site}, {me}"));
+            g.line(&format!("{ok} = or i1 {is0}, {same}"));
+            g.line(&format!("{ns} = select i1 {ok}, i32 {me}, i32 -1"));
+            g.line(&format!("store i32 {ns}, i32* %bar_site"));
+            set_next(g, &sc(32, u64::from(succ)));
+            g.line("br label %dispatch");
+            *waited = true;
+        }
+        InstKind::Match { .. } | InstKind::Call { .. } | InstKind::CallIndirect { .. } | InstKind::Builtin { .. } | InstKind::Trap => {
+            return Err(Unsupported("instruction not supported by the compiled backend".into()))
+        }
+    }
+    Ok(())
+}
+
+/// next = target for the lanes of the group.
+fn set_next(g: &mut Gen, target: &str) {
+    let mask = g.load_scalar("mask", "<32 x i1>");
+    let next = g.load_scalar("next", "<32 x i32>");
+    let n2 = sel(g, &mask, 32, target, &next);
+    g.line(&format!("store <32 x i32> {n2}, <32 x i32>* %next"));
+}
+
+pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
+    let mask = g.load_scalar("mask", "<32 x i1>");
+    let mb = g.bits_of_mask(&mask);
+    let live = g.load_scalar("live", "i32");
+    let conv = g.t();
+    g.line(&format!("{conv} = icmp eq i32 {mb}, {live}"));
+    match term {
+        Some(Terminator::Jump(t)) => {
+            let id = id_of[t.0 as usize];
+            let slow = g.label("jump_slow");
+            let tl = g.target(id);
+            g.line(&format!("br i1 {conv}, label %{tl}, label %{slow}"));
+            g.emit_label(&slow);
+            set_next(g, &sc(32, u64::from(id)));
+            g.line("br label %dispatch");
+        }
+        Some(Terminator::Branch { pred, negate, then, els }) => {
+            let (ti, ei) = (id_of[then.0 as usize], id_of[els.0 as usize]);
+            let pv = g.val(Value::Reg(*pred), 1);
+            let pv = if *negate { not1(g, &pv) } else { pv };
+            let taken = g.t();
+            g.line(&format!("{taken} = and <32 x i1> {mask}, {pv}"));
+            let tb = g.bits_of_mask(&taken);
+            let allt = g.t();
+            let nonet = g.t();
+            g.line(&format!("{allt} = icmp eq i32 {tb}, {mb}"));
+            g.line(&format!("{nonet} = icmp eq i32 {tb}, 0"));
+            let (c1, c2, slow) = (g.label("br_conv"), g.label("br_conv2"), g.label("br_slow"));
+            g.line(&format!("br i1 {conv}, label %{c1}, label %{slow}"));
+            let (tl, el) = (g.target(ti), g.target(ei));
+            g.emit_label(&c1);
+            g.line(&format!("br i1 {allt}, label %{tl}, label %{c2}"));
+            g.emit_label(&c2);
+            g.line(&format!("br i1 {nonet}, label %{el}, label %{slow}"));
+            g.emit_label(&slow);
+            let tgt = sel(g, &pv, 32, &sc(32, u64::from(ti)), &sc(32, u64::from(ei)));
+            set_next(g, &tgt);
+            g.line("br label %dispatch");
+        }
+        Some(Terminator::Exit) | Some(Terminator::Return) | None => {
+            let nmb = g.t();
+            let l2 = g.t();
+            g.line(&format!("{nmb} = xor i32 {mb}, -1"));
+            g.line(&format!("{l2} = and i32 {live}, {nmb}"));
+            g.line(&format!("store i32 {l2}, i32* %live"));
+            set_next(g, &sc(32, u64::from(DONE)));
+            g.line("br label %dispatch");
+        }
+    }
+}
+
+fn special(g: &mut Gen, s: Special) -> (String, u32) {
+    match s {
+        Special::Tid(c) => {
+            let t = linear_tid(g);
+            let nx = env_i32(g, env::NTID);
+            let ny = env_i32(g, env::NTID + 1);
+            let v = match c {
+                0 => bin(g, "urem", 32, &t, &nx),
+                1 => {
+                    let q = bin(g, "udiv", 32, &t, &nx);
+                    bin(g, "urem", 32, &q, &ny)
+                }
+                _ => {
+                    let nxy = bin(g, "mul", 32, &nx, &ny);
+                    bin(g, "udiv", 32, &t, &nxy)
+                }
+            };
+            (v, 32)
+        }
+        Special::Ntid(c) => (env_i32(g, env::NTID + c as usize), 32),
+        Special::Ctaid(c) => (env_i32(g, env::CTAID + c as usize), 32),
+        Special::Nctaid(c) => (env_i32(g, env::NCTAID + c as usize), 32),
+        Special::LaneId => (iota(32), 32),
+        Special::WarpId => (g.splat("i32", "%warp"), 32),
+        Special::NWarpId => (sc(32, 64), 32),
+        Special::SmId => (env_i32(g, env::SMID), 32),
+        Special::NSmId => (env_i32(g, env::NSMID), 32),
+        Special::GridId => (sc(32, 1), 32),
+        Special::LaneMaskEq | Special::LaneMaskLe | Special::LaneMaskLt | Special::LaneMaskGe | Special::LaneMaskGt => {
+            let one = sc(32, 1);
+            let eq = bin(g, "shl", 32, &one, &iota(32));
+            let lt = bin(g, "sub", 32, &eq, &one);
+            let v = match s {
+                Special::LaneMaskEq => eq,
+                Special::LaneMaskLt => lt,
+                Special::LaneMaskLe => bin(g, "or", 32, &lt, &eq),
+                Special::LaneMaskGe => bin(g, "xor", 32, &lt, &sc(32, u64::from(u32::MAX))),
+                _ => {
+                    let le = bin(g, "or", 32, &lt, &eq);
+                    bin(g, "xor", 32, &le, &sc(32, u64::from(u32::MAX)))
+                }
+            };
+            (v, 32)
+        }
+        Special::Clock | Special::Clock64 | Special::GlobalTimer => {
+            let c = g.t();
+            g.line(&format!("{c} = call i64 @wf_clock()"));
+            let s64 = g.splat("i64", &c);
+            if s == Special::Clock {
+                (g.conv(&s64, 64, 32, false), 32)
+            } else {
+                (s64, 64)
+            }
+        }
+        Special::DynamicSmemSize => (env_i32(g, env::DYN_SMEM), 32),
+        Special::TotalSmemSize => (env_i32(g, env::TOTAL_SMEM), 32),
+        Special::EnvReg(_) => (sc(32, 0), 32),
+    }
+}
+
+fn compare(g: &mut Gen, cmp: CmpOp, ty: Ty, a: Value, b: Value, ftz: bool) -> String {
+    if ty.is_float() {
+        let (x, y, ft) = match ty {
+            Ty::F64 => (g.fval(a, Ty::F64), g.fval(b, Ty::F64), "double"),
+            Ty::F32 => {
+                let x = g.fval(a, Ty::F32);
+                let y = g.fval(b, Ty::F32);
+                if ftz {
+                    (g.ftz(&x, Ty::F32), g.ftz(&y, Ty::F32), "float")
+                } else {
+                    (x, y, "float")
+                }
+            }
+            _ => {
+                // f16/bf16 widen exactly to f32.
+                let widen = |g: &mut Gen, v: Value| {
+                    let h = g.val(v, 16);
+                    if ty == Ty::BF16 || ty == Ty::BF16x2 {
+                        let w = g.conv(&h, 16, 32, false);
+                        let s = bin(g, "shl", 32, &w, &sc(32, 16));
+                        let f = g.t();
+                        g.line(&format!("{f} = bitcast <32 x i32> {s} to <32 x float>"));
+                        f
+                    } else {
+                        let hh = g.t();
+                        let f = g.t();
+                        g.line(&format!("{hh} = bitcast <32 x i16> {h} to <32 x half>"));
+                        g.line(&format!("{f} = fpext <32 x half> {hh} to <32 x float>"));
+                        f
+                    }
+                };
+                (widen(g, a), widen(g, b), "float")
+            }
+        };
+        let p = match cmp {
+            CmpOp::Eq => "oeq",
+            CmpOp::Ne => "one",
+            CmpOp::Lt | CmpOp::Lo => "olt",
+            CmpOp::Le | CmpOp::Ls => "ole",
+            CmpOp::Gt | CmpOp::Hi => "ogt",
+            CmpOp::Ge | CmpOp::Hs => "oge",
+            CmpOp::Equ => "ueq",
+            CmpOp::Neu => "une",
+            CmpOp::Ltu => "ult",
+            CmpOp::Leu => "ule",
+            CmpOp::Gtu => "ugt",
+            CmpOp::Geu => "uge",
+            CmpOp::Num => "ord",
+            CmpOp::Nan => "uno",
+        };
+        let r = g.t();
+        g.line(&format!("{r} = fcmp {p} <32 x {ft}> {x}, {y}"));
+        return r;
+    }
+    let bits = if ty == Ty::Pred { 1 } else { ty.bits() };
+    let x = g.val(a, bits);
+    let y = g.val(b, bits);
+    let s = ty.is_signed();
+    let p = match cmp {
+        CmpOp::Eq | CmpOp::Equ => "eq",
+        CmpOp::Ne | CmpOp::Neu => "ne",
+        CmpOp::Lt | CmpOp::Ltu => if s { "slt" } else { "ult" },
+        CmpOp::Le | CmpOp::Leu => if s { "sle" } else { "ule" },
+        CmpOp::Gt | CmpOp::Gtu => if s { "sgt" } else { "ugt" },
+        CmpOp::Ge | CmpOp::Geu => if s { "sge" } else { "uge" },
+        CmpOp::Lo => "ult",
+        CmpOp::Ls => "ule",
+        CmpOp::Hi => "ugt",
+        CmpOp::Hs => "uge",
+        CmpOp::Num => return sc(1, 1),
+        CmpOp::Nan => return "zeroinitializer".into(),
+    };
+    icmp(g, p, bits, &x, &y)
+}
+
+fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[Value], exec: &str) {
+    let bits = ty.bits();
+    let signed = ty.is_signed();
+    let a = |g: &mut Gen, i: usize, b: u32| g.val(args[i], b);
+    let r = match op {
+        IntOp::Add => {
+            let (x, y) = (a(g, 0, bits), a(g, 1, bits));
+            bin(g, "add", bits, &x, &y)
+        }
+        IntOp::Sub => {
+            let (x, y) = (a(g, 0, bits), a(g, 1, bits));
+            bin(g, "sub", bits, &x, &y)
+        }
+        IntOp::MulLo => {
+            let (x, y) = (a(g, 0, bits), a(g, 1, bits));
+            bin(g, "mul", bits, &x, &y)
+        }
+        IntOp::MadLo => {
+            let (x, y, z) = (a(g, 0, bits), a(g, 1, bits), a(g, 2, bits));
+            let p = bin(g, "mul", bits, &x, &y);
+            bin(g, "add", bits, &p, &z)
+        }
+        IntOp::MulHi | IntOp::MadHi | IntOp::MulWide | IntOp::MadWide => {
+            let (x, y) = (a(g, 0, bits), a(g, 1, bits));
+            let x2 = g.conv(&x, bits, bits * 2, signed);
+            let y2 = g.conv(&y, bits, bits * 2, signed);
+            let p = bin(g, "mul", bits * 2, &x2, &y2);
+            match op {
+                IntOp::MulWide => {
+                    g.set(dst, &p, bits * 2, false, exec);
+                    return;
+                }
+                IntOp::MadWide => {
+                    let z = a(g, 2, bits * 2);
+                    let s = bin(g, "add", bits * 2, &p, &z);
+                    g.set(dst, &s, bits * 2, false, exec);
+                    return;
+                }
+                _ => {
+                    let hi = bin(g, if signed { "ashr" } else { "lshr" }, bits * 2, &p, &sc(bits * 2, u64::from(bits)));
+                    let h = g.conv(&hi, bits * 2, bits, false);
+                    if op == IntOp::MadHi {
+                        let z = a(g, 2, bits);
+                        bin(g, "add", bits, &h, &z)
+                    } else {
+                        h
+                    }
+                }
+            }
+        }
+        IntOp::Div | IntOp::Rem => {
+            let (x, y) = (a(g, 0, bits), a(g, 1, bits));
+            let zero = icmp(g, "eq", bits, &y, "zeroinitializer");
+            let minv = if signed { 1u64 << (bits - 1) } else { 0 };
+            let ovf = if signed {
+                let xm = icmp(g, "eq", bits, &x, &sc(bits, minv));
+                let ym = icmp(g, "eq", bits, &y, &sc(bits, u64::MAX));
+                bin(g, "and", 1, &xm, &ym)
+            } else {
+                "zeroinitializer".into()
+            };
+            // Inactive lanes and special divisors divide by 1 (x86 traps
+            // where PTX gives a value).
+            let nexec = not1(g, exec);
+            let bad0 = bin(g, "or", 1, &zero, &ovf);
+            let bad = bin(g, "or", 1, &bad0, &nexec);
+            let ysafe = sel(g, &bad, bits, &sc(bits, 1), &y);
+            let q = bin(g, if op == IntOp::Div { if signed { "sdiv" } else { "udiv" } } else if signed { "srem" } else { "urem" }, bits, &x, &ysafe);
+            let (on_zero, on_ovf) = if op == IntOp::Div { (sc(bits, u64::MAX), sc(bits, minv)) } else { (x.clone(), "zeroinitializer".to_string()) };
+            let q1 = sel(g, &ovf, bits, &on_ovf, &q);
+            sel(g, &zero, bits, &on_zero, &q1)
+        }
+        IntOp::Min | IntOp::Max => {
+            let (x, y) = (a(g, 0, bits), a(g, 1, bits));
+            let p = match (op, signed) {
+                (IntOp::Min, true) => "slt",
+                (IntOp::Min, false) => "ult",
+                (_, true) => "sgt",
+                (_, false) => "ugt",
+            };
+            let c = icmp(g, p, bits, &x, &y);
+            sel(g, &c, bits, &x, &y)
+        }
+        IntOp::Abs => {
+            let x = a(g, 0, bits);
+            let n = bin(g, "sub", bits, "zeroinitializer", &x);
+            let c = icmp(g, "slt", bits, &x, "zeroinitializer");
+            sel(g, &c, bits, &n, &x)
+        }
+        IntOp::Neg => {
+            let x = a(g, 0, bits);
+            bin(g, "sub", bits, "zeroinitializer", &x)
+        }
+        IntOp::And | IntOp::Or | IntOp::Xor => {
+            let (x, y) = (a(g, 0, bits), a(g, 1, bits));
+            bin(g, match op { IntOp::And => "and", IntOp::Or => "or", _ => "xor" }, bits, &x, &y)
+        }
+        IntOp::Not => {
+            let x = a(g, 0, bits);
+            bin(g, "xor", bits, &x, &sc(bits, u64::MAX))
+        }
+        IntOp::CNot => {
+            let x = a(g, 0, bits);
+            let c = icmp(g, "eq", bits, &x, "zeroinitializer");
+            g.conv(&c, 1, bits, false)
+        }
+        IntOp::Shl | IntOp::Shr => {
+            let x = a(g, 0, bits);
+            let s32 = a(g, 1, 32);
+            let s = g.conv(&s32, 32, bits, false);
+            let big = icmp(g, "uge", 32, &s32, &sc(32, u64::from(bits)));
+            let s = if bits < 32 {
+                sel(g, &big, bits, &sc(bits, 0), &s)
+            } else {
+                s
+            };
+            match (op, signed) {
+                (IntOp::Shl, _) => {
+                    let v = bin(g, "shl", bits, &x, &s);
+                    sel(g, &big, bits, "zeroinitializer", &v)
+                }
+                (_, false) => {
+                    let v = bin(g, "lshr", bits, &x, &s);
+                    sel(g, &big, bits, "zeroinitializer", &v)
+                }
+                (_, true) => {
+                    let sc = sel(g, &big, bits, &sc(bits, u64::from(bits - 1)), &s);
+                    bin(g, "ashr", bits, &x, &sc)
+                }
+            }
+        }
+        IntOp::Popc | IntOp::Clz => {
+            let x = a(g, 0, bits);
+            let r = g.t();
+            if op == IntOp::Popc {
+                g.line(&format!("{r} = call {} @llvm.ctpop.v32i{bits}({} {x})", vt(bits), vt(bits)));
+            } else {
+                g.line(&format!("{r} = call {} @llvm.ctlz.v32i{bits}({} {x}, i1 false)", vt(bits), vt(bits)));
+            }
+            let r32 = g.conv(&r, bits, 32, false);
+            g.set(dst, &r32, 32, false, exec);
+            return;
+        }
+        IntOp::Brev => {
+            let x = a(g, 0, bits);
+            let r = g.t();
+            g.line(&format!("{r} = call {} @llvm.bitreverse.v32i{bits}({} {x})", vt(bits), vt(bits)));
+            r
+        }
+        IntOp::Lop3(lut) if bits == 32 => {
+            let (x, y, z) = (a(g, 0, 32), a(g, 1, 32), a(g, 2, 32));
+            let nx = bin(g, "xor", 32, &x, &sc(32, u64::from(u32::MAX)));
+            let ny = bin(g, "xor", 32, &y, &sc(32, u64::from(u32::MAX)));
+            let nz = bin(g, "xor", 32, &z, &sc(32, u64::from(u32::MAX)));
+            let mut acc = "zeroinitializer".to_string();
+            for i in 0..8u8 {
+                if lut & (1 << i) == 0 {
+                    continue;
+                }
+                let p = if i & 4 != 0 { &x } else { &nx };
+                let q = if i & 2 != 0 { &y } else { &ny };
+                let r = if i & 1 != 0 { &z } else { &nz };
+                let t1 = bin(g, "and", 32, p, q);
+                let t2 = bin(g, "and", 32, &t1, r);
+                acc = bin(g, "or", 32, &acc, &t2);
+            }
+            acc
+        }
+        IntOp::Shf { left, clamp } => {
+            let (lo, hi, n) = (a(g, 0, 32), a(g, 1, 32), a(g, 2, 32));
+            let n = if clamp {
+                let big = icmp(g, "ugt", 32, &n, &sc(32, 32));
+                sel(g, &big, 32, &sc(32, 32), &n)
+            } else {
+                bin(g, "and", 32, &n, &sc(32, 31))
+            };
+            let r = g.t();
+            let f = if left { "fshl" } else { "fshr" };
+            g.line(&format!("{r} = call <32 x i32> @llvm.{f}.v32i32(<32 x i32> {hi}, <32 x i32> {lo}, <32 x i32> {n})"));
+            if clamp {
+                let is32 = icmp(g, "eq", 32, &n, &sc(32, 32));
+                sel(g, &is32, 32, if left { &lo } else { &hi }, &r)
+            } else {
+                r
+            }
+        }
+        _ => {
+            g.helper_int(kind, op, ty, dst, args, exec);
+            return;
+        }
+    };
+    g.set(dst, &r, bits, false, exec);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emit_cvt(g: &mut Gen, kind: &InstKind, dst_ty: Ty, src_ty: Ty, dst: Reg, src: Value, round: Option<CvtRound>, ftz: bool, sat: bool, exec: &str) {
+    let (db, sb) = (dst_ty.bits(), src_ty.bits());
+    // Integer to integer.
+    if !dst_ty.is_float() && !src_ty.is_float() && !sat {
+        let x = g.val(src, sb);
+        let y = g.conv(&x, sb, db, src_ty.is_signed());
+        g.set(dst, &y, db, dst_ty.is_signed(), exec);
+        return;
+    }
+    // Float to int, round to integral then saturate (NaN -> 0 or, from
+    // f64 or to 64 bits, the sign bit alone, as the PTX ISA says).
+    if matches!(src_ty, Ty::F32 | Ty::F64) && !dst_ty.is_float() && matches!(db, 32 | 64) && !(ftz && src_ty == Ty::F32 && false) {
+        let f = g.fval(src, src_ty);
+        let f = if ftz { g.ftz(&f, src_ty) } else { f };
+        let sfx = if src_ty == Ty::F64 { "v32f64" } else { "v32f32" };
+        let ft = format!("<32 x {}>", fty_of(src_ty));
+        let rf = match round {
+            Some(CvtRound::Int(Round::Nearest)) => "roundeven",
+            Some(CvtRound::Int(Round::Down)) => "floor",
+            Some(CvtRound::Int(Round::Up)) => "ceil",
+            _ => "trunc",
+        };
+        let rr = g.t();
+        g.line(&format!("{rr} = call {ft} @llvm.{rf}.{sfx}({ft} {f})"));
+        let conv = if dst_ty.is_signed() { "fptosi" } else { "fptoui" };
+        let r = g.t();
+        g.line(&format!("{r} = call {} @llvm.{conv}.sat.v32i{db}.{sfx}({ft} {rr})", vt(db)));
+        let nan_val = if src_ty == Ty::F64 || db == 64 { 1u64 << (db - 1) } else { 0 };
+        let r = if nan_val != 0 {
+            let isn = g.t();
+            g.line(&format!("{isn} = fcmp uno {ft} {f}, {f}"));
+            sel(g, &isn, db, &sc(db, nan_val), &r)
+        } else {
+            r
+        };
+        g.set(dst, &r, db, dst_ty.is_signed(), exec);
+        return;
+    }
+    // Int to float, round to nearest.
+    if !src_ty.is_float() && matches!(dst_ty, Ty::F32 | Ty::F64) && matches!(round, None | Some(CvtRound::Float(Round::Nearest))) && !sat {
+        let x = g.val(src, sb);
+        let op = if src_ty.is_signed() { "sitofp" } else { "uitofp" };
+        let f = g.t();
+        g.line(&format!("{f} = {op} {} {x} to <32 x {}>", vt(sb), fty_of(dst_ty)));
+        g.fset(dst, &f, dst_ty, exec);
+        return;
+    }
+    // f32 <-> f64, nearest.
+    if matches!((dst_ty, src_ty), (Ty::F64, Ty::F32) | (Ty::F32, Ty::F64)) && matches!(round, None | Some(CvtRound::Float(Round::Nearest))) && !sat {
+        let f = g.fval(src, src_ty);
+        let f = if ftz && src_ty == Ty::F32 { g.ftz(&f, Ty::F32) } else { f };
+        let r = g.t();
+        let op = if dst_ty == Ty::F64 { "fpext" } else { "fptrunc" };
+        g.line(&format!("{r} = {op} <32 x {}> {f} to <32 x {}>", fty_of(src_ty), fty_of(dst_ty)));
+        let r = g.canon(&r, dst_ty);
+        let r = if ftz && dst_ty == Ty::F32 { g.ftz(&r, Ty::F32) } else { r };
+        g.fset(dst, &r, dst_ty, exec);
+        return;
+    }
+    let x = g.to64(src, sb);
+    let r = g.call_lanes(Helper::Cvt, kind.clone(), &[x], None);
+    let r = g.conv(&r, 64, db, false);
+    g.set(dst, &r, db, false, exec);
+}
+
+fn fty_of(t: Ty) -> &'static str {
+    if t == Ty::F64 {
+        "double"
+    } else {
+        "float"
+    }
+}

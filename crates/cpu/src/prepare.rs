@@ -1,0 +1,91 @@
+//! Preparing a kernel for compilation: check that the backend supports
+//! everything in it, and split blocks so that every barrier and warp
+//! collective starts a block of its own (those are the points where a
+//! warp's lanes may have to wait), keeping blocks in source order, which is
+//! the order in which divergent lanes are scheduled.
+
+use warpfold_ir::*;
+
+/// A kernel the backend cannot compile yet, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unsupported(pub String);
+
+/// Blocks in scheduling order; `order[i]` is the block with id `i`.
+pub struct Prepared {
+    pub func: Function,
+    pub order: Vec<BlockId>,
+    /// id of each block (index by BlockId).
+    pub id_of: Vec<u32>,
+}
+
+fn is_sync_point(k: &InstKind) -> bool {
+    matches!(
+        k,
+        InstKind::Shfl { .. } | InstKind::Vote { .. } | InstKind::Redux { .. } | InstKind::WarpSync { .. } | InstKind::Bar { .. }
+    )
+}
+
+fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
+    for b in f.blocks.values() {
+        for i in &b.insts {
+            let what = match &i.kind {
+                InstKind::Call { .. } | InstKind::CallIndirect { .. } => Some("calls of device functions"),
+                InstKind::Builtin { .. } => Some("printf/assert"),
+                InstKind::Match { .. } => Some("match.sync"),
+                InstKind::Bar { kind, count, .. } if *kind != BarKind::Sync || count.is_some() => {
+                    Some("bar.arrive, bar.red and barriers with thread counts")
+                }
+                InstKind::AddrOf { sym: Symbol::Function(_), .. } => Some("function addresses"),
+                InstKind::Trap => Some("trap"),
+                _ => None,
+            };
+            if let Some(w) = what {
+                return Err(Unsupported(format!("{w} (PTX line {})", i.loc.line)));
+            }
+        }
+    }
+    if m.globals.values().any(|g| g.relocs.iter().any(|r| matches!(r.target, RelocTarget::Function(_)))) {
+        return Err(Unsupported("function-pointer tables".into()));
+    }
+    Ok(())
+}
+
+pub fn prepare(m: &Module, kernel: FuncId) -> Result<Prepared, Unsupported> {
+    let src = &m.functions[kernel];
+    check(m, src)?;
+    let mut func = src.clone();
+    // Blocks are split in place: each original block becomes a run of
+    // pieces, kept together in the order list.
+    let mut order = Vec::new();
+    for bid in src.blocks.keys() {
+        let mut cur = bid;
+        order.push(cur);
+        loop {
+            let insts = &func.blocks[cur].insts;
+            let ends_in_jump = matches!(func.blocks[cur].term, Some(Terminator::Jump(_)));
+            // First sync point that is not at the start, or a barrier at
+            // the start followed by more code or a branch (a barrier is
+            // alone in a block that jumps to the rest).
+            let split = insts.iter().enumerate().position(|(i, inst)| {
+                (i > 0 && is_sync_point(&inst.kind))
+                    || (i == 0 && matches!(inst.kind, InstKind::Bar { .. }) && (insts.len() > 1 || !ends_in_jump))
+            });
+            let Some(mut at) = split else { break };
+            if at == 0 {
+                at = 1;
+            }
+            let tail: Vec<Inst> = func.blocks[cur].insts.split_off(at);
+            let term = func.blocks[cur].term.take();
+            let next = func.blocks.push(Block { name: None, insts: tail, term });
+            func.blocks[cur].term = Some(Terminator::Jump(next));
+            order.push(next);
+            cur = next;
+        }
+    }
+    let mut id_of = vec![u32::MAX; func.blocks.len()];
+    for (i, b) in order.iter().enumerate() {
+        id_of[b.0 as usize] = i as u32;
+    }
+    Ok(Prepared { func, order, id_of })
+}
