@@ -8,7 +8,11 @@ use warpfold::host::{write_npy, ArgSpec, HostArray, Prepared};
 use warpfold::{nvrtc, Backend, Device, Module};
 
 #[derive(Parser)]
-#[command(name = "warpfold", version, about = "Run GPU kernels (PTX or CUDA) on the CPU")]
+#[command(
+    name = "warpfold",
+    version,
+    about = "Run GPU kernels (PTX or CUDA) on the CPU"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -103,22 +107,33 @@ type Res<T> = Result<T, String>;
 
 /// The PTX text of a source file (compiled with NVRTC when it is CUDA).
 fn ptx_text(s: &Source) -> Res<String> {
-    let text = std::fs::read(&s.file).map_err(|e| format!("cannot read {}: {e}", s.file.display()))?;
+    let text =
+        std::fs::read(&s.file).map_err(|e| format!("cannot read {}: {e}", s.file.display()))?;
     let text = String::from_utf8_lossy(&text).into_owned();
     if s.file.extension().is_some_and(|e| e == "cu") {
-        let opts = nvrtc::Options { arch: s.arch, fast_math: s.fast_math, extra: Vec::new() };
-        return nvrtc::compile(&text, &s.file.display().to_string(), &opts).map_err(|e| e.to_string());
+        let opts = nvrtc::Options {
+            arch: s.arch,
+            fast_math: s.fast_math,
+            extra: Vec::new(),
+        };
+        return nvrtc::compile(&text, &s.file.display().to_string(), &opts)
+            .map_err(|e| e.to_string());
     }
     Ok(text)
 }
 
 fn load(dev: &Device, s: &Source) -> Res<(Module, f64)> {
-    let text = std::fs::read(&s.file).map_err(|e| format!("cannot read {}: {e}", s.file.display()))?;
+    let text =
+        std::fs::read(&s.file).map_err(|e| format!("cannot read {}: {e}", s.file.display()))?;
     let text = String::from_utf8_lossy(&text).into_owned();
     let name = s.file.display().to_string();
     let t0 = Instant::now();
     let module = if s.file.extension().is_some_and(|e| e == "cu") {
-        let opts = nvrtc::Options { arch: s.arch, fast_math: s.fast_math, extra: Vec::new() };
+        let opts = nvrtc::Options {
+            arch: s.arch,
+            fast_math: s.fast_math,
+            extra: Vec::new(),
+        };
         dev.load_cuda(&text, &name, &opts).map(|(m, _)| m)
     } else {
         dev.load_ptx_named(&text, &name)
@@ -134,7 +149,9 @@ fn dims(s: &str, what: &str) -> Res<[u32; 3]> {
     }
     let mut d = [1u32; 3];
     for (i, p) in parts.iter().enumerate() {
-        d[i] = p.parse().map_err(|_| format!("--{what}: `{p}` is not a positive integer"))?;
+        d[i] = p
+            .parse()
+            .map_err(|_| format!("--{what}: `{p}` is not a positive integer"))?;
         if d[i] == 0 {
             return Err(format!("--{what}: dimensions must be at least 1"));
         }
@@ -143,11 +160,18 @@ fn dims(s: &str, what: &str) -> Res<[u32; 3]> {
 }
 
 fn run(a: RunArgs) -> Res<()> {
-    let backend: Backend = a.backend.parse().map_err(|e: warpfold::Error| e.to_string())?;
+    let backend: Backend = a
+        .backend
+        .parse()
+        .map_err(|e: warpfold::Error| e.to_string())?;
     let timeout = match a.timeout {
         Some(t) => match Duration::try_from_secs_f64(t) {
             Ok(d) if t > 0.0 => Some(d.min(Duration::from_secs(100 * 365 * 86400))),
-            _ => return Err(format!("--timeout must be a positive number of seconds, got {t}")),
+            _ => {
+                return Err(format!(
+                    "--timeout must be a positive number of seconds, got {t}"
+                ))
+            }
         },
         None => None,
     };
@@ -159,12 +183,20 @@ fn run(a: RunArgs) -> Res<()> {
         .enumerate()
         .map(|(i, s)| ArgSpec::parse(s).map_err(|e| format!("--arg {i} (`{s}`): {e}")))
         .collect::<Res<_>>()?;
-    let dev = Device::new().with_threads(a.threads).with_timeout(timeout).with_backend(backend);
+    let dev = Device::new()
+        .with_threads(a.threads)
+        .with_timeout(timeout)
+        .with_backend(backend);
     let (module, compile_ms) = load(&dev, &a.source)?;
     let kernel = module.kernel(&a.kernel).map_err(|e| e.to_string())?;
     let t_jit = Instant::now();
     let (used, why) = kernel.effective_backend();
-    let compile_ms = compile_ms + if used == Backend::Cpu { t_jit.elapsed().as_secs_f64() * 1e3 } else { 0.0 };
+    let compile_ms = compile_ms
+        + if used == Backend::Cpu {
+            t_jit.elapsed().as_secs_f64() * 1e3
+        } else {
+            0.0
+        };
     if let Some(why) = why {
         eprintln!("warning: kernel `{}` runs on the interpreter: the cpu backend does not support {why} yet", kernel.name());
     }
@@ -186,7 +218,9 @@ fn run(a: RunArgs) -> Res<()> {
             p.reset().map_err(|e| e.to_string())?;
         }
         let t0 = Instant::now();
-        kernel.launch_packed(grid, block, a.shared_bytes, &params).map_err(|e| e.to_string())?;
+        kernel
+            .launch_packed(grid, block, a.shared_bytes, &params)
+            .map_err(|e| e.to_string())?;
         let ms = t0.elapsed().as_secs_f64() * 1e3;
         if a.reps <= 1 || i > 0 {
             times.push(ms);
@@ -197,11 +231,22 @@ fn run(a: RunArgs) -> Res<()> {
     let median = sorted[sorted.len() / 2];
     let min = sorted[0];
 
-    std::fs::create_dir_all(&a.out).map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
+    std::fs::create_dir_all(&a.out)
+        .map_err(|e| format!("cannot create {}: {e}", a.out.display()))?;
     let mut outputs = Vec::new();
     for (i, p) in prepared.iter().enumerate() {
-        if let Prepared::Buffer { buffer, dtype, shape, .. } = p {
-            let arr = HostArray { dtype: *dtype, shape: shape.clone(), bytes: buffer.to_bytes() };
+        if let Prepared::Buffer {
+            buffer,
+            dtype,
+            shape,
+            ..
+        } = p
+        {
+            let arr = HostArray {
+                dtype: *dtype,
+                shape: shape.clone(),
+                bytes: buffer.to_bytes(),
+            };
             let path = a.out.join(format!("arg{i}.npy"));
             write_npy(&path, &arr).map_err(|e| e.to_string())?;
             outputs.push((i, path, arr));
@@ -222,7 +267,9 @@ fn run(a: RunArgs) -> Res<()> {
     );
     for (i, path, arr) in &outputs {
         let n = arr.len();
-        let shown: Vec<String> = (0..n.min(8)).map(|k| arr.dtype.format(&arr.bytes, k)).collect();
+        let shown: Vec<String> = (0..n.min(8))
+            .map(|k| arr.dtype.format(&arr.bytes, k))
+            .collect();
         println!(
             "  arg{i} -> {} ({}{:?}): [{}{}]",
             path.display(),
@@ -267,14 +314,27 @@ fn inspect(a: InspectArgs) -> Res<()> {
                 println!("{}", warpfold::display_name(&k.name));
                 for (i, p) in k.params.iter().enumerate() {
                     let ty = match p.array {
-                        Some(n) => format!(".b8[{n}] (by-value aggregate, {} bytes; pass raw:FILE)", n * u64::from(p.ty.bytes())),
-                        None => format!(".{}{}", p.ty, p.ptr_space.map(|s| format!(" .ptr .{s}")).unwrap_or_default()),
+                        Some(n) => format!(
+                            ".b8[{n}] (by-value aggregate, {} bytes; pass raw:FILE)",
+                            n * u64::from(p.ty.bytes())
+                        ),
+                        None => format!(
+                            ".{}{}",
+                            p.ty,
+                            p.ptr_space
+                                .map(|s| format!(" .ptr .{s}"))
+                                .unwrap_or_default()
+                        ),
                     };
                     println!("  {i}: {} {ty}", p.name);
                 }
             }
         }
-        other => return Err(format!("--emit `{other}`: expected `kernels`, `ir` or `ptx`")),
+        other => {
+            return Err(format!(
+                "--emit `{other}`: expected `kernels`, `ir` or `ptx`"
+            ))
+        }
     }
     Ok(())
 }

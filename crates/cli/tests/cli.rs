@@ -19,7 +19,11 @@ fn tmpdir(name: &str) -> PathBuf {
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 /// Run a command; it must fail with a message (exit 1 or 2) and no panic.
@@ -28,8 +32,15 @@ fn fails_cleanly(cmd: &mut Command, must_contain: &str) -> String {
     let t = text(&o);
     assert!(!o.status.success(), "expected failure, got success:\n{t}");
     assert!(!t.contains("panicked"), "panic:\n{t}");
-    assert!(matches!(o.status.code(), Some(1) | Some(2)), "exit code {:?}:\n{t}", o.status.code());
-    assert!(t.to_lowercase().contains(&must_contain.to_lowercase()), "message lacks `{must_contain}`:\n{t}");
+    assert!(
+        matches!(o.status.code(), Some(1) | Some(2)),
+        "exit code {:?}:\n{t}",
+        o.status.code()
+    );
+    assert!(
+        t.to_lowercase().contains(&must_contain.to_lowercase()),
+        "message lacks `{must_contain}`:\n{t}"
+    );
     t
 }
 
@@ -39,19 +50,47 @@ fn every_corpus_kernel_through_the_cli() {
     let all = cases();
     for case in &all {
         // One variant per case through the CLI (all variants go through the library test).
-        let Some((label, ptx, fast)) = case.variants().into_iter().find(|v| v.0.contains("sm80")).or_else(|| case.variants().into_iter().next()) else {
+        let Some((label, ptx, fast)) = case
+            .variants()
+            .into_iter()
+            .find(|v| v.0.contains("sm80"))
+            .or_else(|| case.variants().into_iter().next())
+        else {
             continue;
         };
         for (li, l) in case.file.launches.iter().enumerate() {
             let out = tmpdir(&format!("{}-{li}", case.name));
             let mut cmd = bin();
-            cmd.current_dir(&case.dir).arg("run").arg(&ptx).args(["--kernel", &l.kernel]);
-            let dim = |v: &[u32]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",");
-            cmd.args(["--grid", &dim(&l.grid), "--block", &dim(&l.block), "--shared-bytes", &l.shared_bytes.to_string()]);
+            cmd.current_dir(&case.dir)
+                .arg("run")
+                .arg(&ptx)
+                .args(["--kernel", &l.kernel]);
+            let dim = |v: &[u32]| {
+                v.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            cmd.args([
+                "--grid",
+                &dim(&l.grid),
+                "--block",
+                &dim(&l.block),
+                "--shared-bytes",
+                &l.shared_bytes.to_string(),
+            ]);
             for a in &l.args {
                 cmd.arg(format!("--arg={a}"));
             }
-            cmd.arg("--out").arg(&out).arg("--json").args(["--timeout", "120"]);
+            cmd.arg("--out")
+                .arg(&out)
+                .arg("--json")
+                .args(["--timeout", "120"]);
+            // Memory checks are the interpreter's; everything else runs on
+            // the default (compiled) backend.
+            if l.expect_error.as_deref().is_some_and(|e| e.contains("out of bounds")) {
+                cmd.args(["--backend", "interp"]);
+            }
             let o = cmd.output().expect("runs");
             let t = text(&o);
             let who = format!("{}/{label} launch {li}", case.name);
@@ -61,7 +100,9 @@ fn every_corpus_kernel_through_the_cli() {
             }
             if let Some(want) = &l.expect_error {
                 if o.status.success() || !t.to_lowercase().contains(&want.to_lowercase()) {
-                    failures.push(format!("{who}: expected an error containing `{want}`:\n{t}"));
+                    failures.push(format!(
+                        "{who}: expected an error containing `{want}`:\n{t}"
+                    ));
                 }
                 continue;
             }
@@ -69,10 +110,21 @@ fn every_corpus_kernel_through_the_cli() {
                 failures.push(format!("{who}: failed:\n{t}"));
                 continue;
             }
-            let last = String::from_utf8_lossy(&o.stdout).lines().last().unwrap_or("").to_string();
+            let last = String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .last()
+                .unwrap_or("")
+                .to_string();
             match serde_json::from_str::<serde_json::Value>(&last) {
                 Ok(j) => {
-                    for k in ["kernel", "backend", "launches", "median_ms", "min_ms", "compile_ms"] {
+                    for k in [
+                        "kernel",
+                        "backend",
+                        "launches",
+                        "median_ms",
+                        "min_ms",
+                        "compile_ms",
+                    ] {
                         if j.get(k).is_none() {
                             failures.push(format!("{who}: --json lacks `{k}`: {last}"));
                         }
@@ -88,7 +140,8 @@ fn every_corpus_kernel_through_the_cli() {
                         continue;
                     }
                 };
-                let r = expectation(case, c, fast).and_then(|(want, tol)| compare(&got, &want, tol));
+                let r =
+                    expectation(case, c, fast).and_then(|(want, tol)| compare(&got, &want, tol));
                 if let Err(e) = r {
                     failures.push(format!("{who} arg {}: {e}", c.arg));
                 }
@@ -96,7 +149,12 @@ fn every_corpus_kernel_through_the_cli() {
             let _ = std::fs::remove_dir_all(&out);
         }
     }
-    assert!(failures.is_empty(), "{} CLI corpus failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} CLI corpus failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 fn saxpy() -> PathBuf {
@@ -113,9 +171,17 @@ fn inspect_lists_kernels_and_ir() {
     let t = text(&o);
     assert!(o.status.success(), "{t}");
     assert!(t.contains("saxpy") && t.contains(".u64"), "{t}");
-    let o = bin().arg("inspect").arg(saxpy()).args(["--emit", "ir"]).output().unwrap();
+    let o = bin()
+        .arg("inspect")
+        .arg(saxpy())
+        .args(["--emit", "ir"])
+        .output()
+        .unwrap();
     let t = text(&o);
-    assert!(o.status.success() && t.contains("kernel saxpy(") && t.contains("bb0:"), "{t}");
+    assert!(
+        o.status.success() && t.contains("kernel saxpy(") && t.contains("bb0:"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -123,7 +189,10 @@ fn argument_mismatches_are_refused_with_the_signature() {
     let dir = saxpy_dir();
     let run = |args: &[&str]| {
         let mut c = bin();
-        c.current_dir(&dir).arg("run").arg(saxpy()).args(["--kernel", "saxpy", "--grid", "1", "--block", "32"]);
+        c.current_dir(&dir)
+            .arg("run")
+            .arg(saxpy())
+            .args(["--kernel", "saxpy", "--grid", "1", "--block", "32"]);
         for a in args {
             c.arg(format!("--arg={a}"));
         }
@@ -131,19 +200,83 @@ fn argument_mismatches_are_refused_with_the_signature() {
     };
     let t = fails_cleanly(&mut run(&["i32=10", "f32=1"]), "takes 4 arguments");
     assert!(t.contains("saxpy("), "the signature is listed: {t}");
-    fails_cleanly(&mut run(&["f32=10", "f32=1", "@inputs/x.npy", "@inputs/y.npy"]), "parameter is .u32");
-    // A u64 parameter may be an integer, so this runs and faults cleanly.
-    fails_cleanly(&mut run(&["i32=10", "f32=1", "i64=5", "@inputs/y.npy"]), "in kernel `saxpy`, block (0,0,0), thread (0,0,0), PTX line");
-    fails_cleanly(&mut run(&["i32=10", "f32=1", "@inputs/x.npy", "@nope.npy"]), "nope.npy");
-    fails_cleanly(&mut run(&["i32=zz", "f32=1", "@inputs/x.npy", "@inputs/y.npy"]), "not a valid i32");
-    fails_cleanly(&mut run(&["q=1", "f32=1", "@inputs/x.npy", "@inputs/y.npy"]), "unknown scalar type");
+    fails_cleanly(
+        &mut run(&["f32=10", "f32=1", "@inputs/x.npy", "@inputs/y.npy"]),
+        "parameter is .u32",
+    );
+    // A u64 parameter may be an integer, so this runs and (checked by the
+    // interpreter) faults cleanly.
+    fails_cleanly(
+        run(&["i32=10", "f32=1", "i64=5", "@inputs/y.npy"]).args(["--backend", "interp"]),
+        "in kernel `saxpy`, block (0,0,0), thread (0,0,0), PTX line",
+    );
+    fails_cleanly(
+        &mut run(&["i32=10", "f32=1", "@inputs/x.npy", "@nope.npy"]),
+        "nope.npy",
+    );
+    fails_cleanly(
+        &mut run(&["i32=zz", "f32=1", "@inputs/x.npy", "@inputs/y.npy"]),
+        "not a valid i32",
+    );
+    fails_cleanly(
+        &mut run(&["q=1", "f32=1", "@inputs/x.npy", "@inputs/y.npy"]),
+        "unknown scalar type",
+    );
     let bad = tmpdir("badnpy").join("bad.npy");
     std::fs::write(&bad, b"\x93NUMPY garbage").unwrap();
-    fails_cleanly(&mut run(&["i32=10", "f32=1", &format!("@{}", bad.display()), "@inputs/y.npy"]), "bad.npy");
-    fails_cleanly(bin().current_dir(&dir).arg("run").arg(saxpy()).args(["--kernel", "nosuch", "--grid", "1", "--block", "1"]), "no kernel named `nosuch`");
-    fails_cleanly(bin().current_dir(&dir).arg("run").arg(saxpy()).args(["--kernel", "saxpy", "--grid", "0", "--block", "1"]), "at least 1");
-    fails_cleanly(bin().current_dir(&dir).arg("run").arg(saxpy()).args(["--kernel", "saxpy", "--grid", "1", "--block", "2048", "--arg=i32=1", "--arg=f32=1", "--arg=@inputs/x.npy", "--arg=@inputs/y.npy"]), "1024");
-    fails_cleanly(bin().current_dir(&dir).arg("run").arg(saxpy()).args(["--kernel", "saxpy", "--grid", "1", "--block", "1", "--backend", "gpu"]), "known backends");
+    fails_cleanly(
+        &mut run(&[
+            "i32=10",
+            "f32=1",
+            &format!("@{}", bad.display()),
+            "@inputs/y.npy",
+        ]),
+        "bad.npy",
+    );
+    fails_cleanly(
+        bin()
+            .current_dir(&dir)
+            .arg("run")
+            .arg(saxpy())
+            .args(["--kernel", "nosuch", "--grid", "1", "--block", "1"]),
+        "no kernel named `nosuch`",
+    );
+    fails_cleanly(
+        bin()
+            .current_dir(&dir)
+            .arg("run")
+            .arg(saxpy())
+            .args(["--kernel", "saxpy", "--grid", "0", "--block", "1"]),
+        "at least 1",
+    );
+    fails_cleanly(
+        bin().current_dir(&dir).arg("run").arg(saxpy()).args([
+            "--kernel",
+            "saxpy",
+            "--grid",
+            "1",
+            "--block",
+            "2048",
+            "--arg=i32=1",
+            "--arg=f32=1",
+            "--arg=@inputs/x.npy",
+            "--arg=@inputs/y.npy",
+        ]),
+        "1024",
+    );
+    fails_cleanly(
+        bin().current_dir(&dir).arg("run").arg(saxpy()).args([
+            "--kernel",
+            "saxpy",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "--backend",
+            "gpu",
+        ]),
+        "known backends",
+    );
 }
 
 #[test]
@@ -159,9 +292,15 @@ fn malformed_ptx_gets_a_located_diagnostic() {
         let p = d.join(format!("m{i}.ptx"));
         std::fs::write(&p, src).unwrap();
         let t = fails_cleanly(bin().arg("inspect").arg(&p), want);
-        assert!(t.contains(&format!("m{i}.ptx:")), "diagnostic names the file: {t}");
+        assert!(
+            t.contains(&format!("m{i}.ptx:")),
+            "diagnostic names the file: {t}"
+        );
     }
-    fails_cleanly(bin().arg("inspect").arg(d.join("absent.ptx")), "cannot read");
+    fails_cleanly(
+        bin().arg("inspect").arg(d.join("absent.ptx")),
+        "cannot read",
+    );
 }
 
 #[test]
@@ -171,20 +310,47 @@ fn reps_and_outputs() {
         .current_dir(saxpy_dir())
         .arg("run")
         .arg(saxpy())
-        .args(["--kernel", "saxpy", "--grid", "4", "--block", "128", "--arg", "i32=3000", "--arg", "f32=1.5", "--arg", "@inputs/x.npy", "--arg", "@inputs/y.npy", "--reps", "3", "--json", "--out"])
+        .args([
+            "--kernel",
+            "saxpy",
+            "--grid",
+            "4",
+            "--block",
+            "128",
+            "--arg",
+            "i32=3000",
+            "--arg",
+            "f32=1.5",
+            "--arg",
+            "@inputs/x.npy",
+            "--arg",
+            "@inputs/y.npy",
+            "--reps",
+            "3",
+            "--json",
+            "--out",
+        ])
         .arg(&out)
         .output()
         .unwrap();
     let t = text(&o);
     assert!(o.status.success(), "{t}");
-    let last = String::from_utf8_lossy(&o.stdout).lines().last().unwrap().to_string();
+    let last = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
     let j: serde_json::Value = serde_json::from_str(&last).unwrap();
     assert_eq!(j["launches"], 3);
     // Buffers are reset before every launch: the output is one saxpy's.
     let got = read_npy(&out.join("arg3.npy")).unwrap();
     let want = read_npy(&saxpy_dir().join("expected/y_3000.npy")).unwrap();
     assert_eq!(got, want);
-    assert!(out.join("arg2.npy").exists() && !out.join("arg0.npy").exists() && !out.join("arg1.npy").exists());
+    assert!(
+        out.join("arg2.npy").exists()
+            && !out.join("arg0.npy").exists()
+            && !out.join("arg1.npy").exists()
+    );
 }
 
 #[test]
@@ -193,7 +359,10 @@ fn cuda_source_without_nvrtc_says_how_to_install() {
     let p = d.join("k.cu");
     std::fs::write(&p, "extern \"C\" __global__ void k(int* a) { a[0] = 1; }\n").unwrap();
     let t = fails_cleanly(
-        bin().env("WARPFOLD_NVRTC", Path::new("/nonexistent/libnvrtc.so.12")).arg("inspect").arg(&p),
+        bin()
+            .env("WARPFOLD_NVRTC", Path::new("/nonexistent/libnvrtc.so.12"))
+            .arg("inspect")
+            .arg(&p),
         "nvrtc",
     );
     assert!(t.contains("pip install nvidia-cuda-nvrtc-cu12"), "{t}");

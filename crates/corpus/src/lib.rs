@@ -45,7 +45,11 @@ pub struct Case {
 impl Case {
     /// The PTX variants to run: `(label, path, is_fast_math)`.
     pub fn variants(&self) -> Vec<(String, PathBuf, bool)> {
-        let archs = self.file.archs.clone().unwrap_or_else(|| vec!["70".into(), "80".into()]);
+        let archs = self
+            .file
+            .archs
+            .clone()
+            .unwrap_or_else(|| vec!["70".into(), "80".into()]);
         let mut out = Vec::new();
         for a in archs {
             for fast in [false, true] {
@@ -74,21 +78,30 @@ pub fn corpus_dir() -> PathBuf {
 pub fn cases() -> Vec<Case> {
     let filter = std::env::var("WARPFOLD_CORPUS_FILTER").ok();
     let mut out = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(corpus_dir()).expect("tests/corpus exists").flatten().map(|e| e.path()).collect();
+    let mut dirs: Vec<_> = std::fs::read_dir(corpus_dir())
+        .expect("tests/corpus exists")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     dirs.sort();
     for dir in dirs {
         let toml_path = dir.join("case.toml");
         if !toml_path.exists() {
             continue;
         }
-        let name = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let name = dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         if let Some(f) = &filter {
             if !name.contains(f.as_str()) {
                 continue;
             }
         }
         let text = std::fs::read_to_string(&toml_path).expect("readable case.toml");
-        let file: CaseFile = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", toml_path.display()));
+        let file: CaseFile =
+            toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", toml_path.display()));
         out.push(Case { name, dir, file });
     }
     out
@@ -106,11 +119,22 @@ pub fn parse_tolerance(s: &str) -> Result<Tolerance, String> {
     if s == "exact" {
         return Ok(Tolerance::Exact);
     }
-    let (k, v) = s.split_once(':').ok_or_else(|| format!("bad tolerance `{s}`"))?;
+    let (k, v) = s
+        .split_once(':')
+        .ok_or_else(|| format!("bad tolerance `{s}`"))?;
     match k {
-        "ulps" => v.parse().map(Tolerance::Ulps).map_err(|_| format!("bad tolerance `{s}`")),
-        "rel" => v.parse().map(Tolerance::Rel).map_err(|_| format!("bad tolerance `{s}`")),
-        "abs" => v.parse().map(Tolerance::Abs).map_err(|_| format!("bad tolerance `{s}`")),
+        "ulps" => v
+            .parse()
+            .map(Tolerance::Ulps)
+            .map_err(|_| format!("bad tolerance `{s}`")),
+        "rel" => v
+            .parse()
+            .map(Tolerance::Rel)
+            .map_err(|_| format!("bad tolerance `{s}`")),
+        "abs" => v
+            .parse()
+            .map(Tolerance::Abs)
+            .map_err(|_| format!("bad tolerance `{s}`")),
         _ => Err(format!("bad tolerance `{s}`")),
     }
 }
@@ -169,7 +193,12 @@ pub fn compare(got: &HostArray, want: &HostArray, tol: Tolerance) -> Result<(), 
             } else {
                 match tol {
                     Tolerance::Exact => false,
-                    Tolerance::Ulps(n) => !x.is_nan() && !y.is_nan() && (ordered(want.dtype, g) - ordered(want.dtype, w)).unsigned_abs() <= u128::from(n),
+                    Tolerance::Ulps(n) => {
+                        !x.is_nan()
+                            && !y.is_nan()
+                            && (ordered(want.dtype, g) - ordered(want.dtype, w)).unsigned_abs()
+                                <= u128::from(n)
+                    }
                     Tolerance::Rel(r) => (x - y).abs() <= r * y.abs().max(1e-30),
                     Tolerance::Abs(a) => (x - y).abs() <= a,
                 }
@@ -178,20 +207,36 @@ pub fn compare(got: &HostArray, want: &HostArray, tol: Tolerance) -> Result<(), 
         if !ok {
             nbad += 1;
             if bad.len() < 5 {
-                bad.push(format!("[{i}] got {} expected {}", want.dtype.format(&got.bytes, i), want.dtype.format(&want.bytes, i)));
+                bad.push(format!(
+                    "[{i}] got {} expected {}",
+                    want.dtype.format(&got.bytes, i),
+                    want.dtype.format(&want.bytes, i)
+                ));
             }
         }
     }
     if nbad == 0 {
         Ok(())
     } else {
-        Err(format!("{nbad} of {} elements differ: {}", want.len(), bad.join("; ")))
+        Err(format!(
+            "{nbad} of {} elements differ: {}",
+            want.len(),
+            bad.join("; ")
+        ))
     }
 }
 
 /// The expected array and tolerance of a check.
-pub fn expectation(case: &Case, check: &Check, fast: bool) -> Result<(HostArray, Tolerance), String> {
+pub fn expectation(
+    case: &Case,
+    check: &Check,
+    fast: bool,
+) -> Result<(HostArray, Tolerance), String> {
     let want = read_npy(&case.dir.join(&check.expected)).map_err(|e| e.to_string())?;
-    let t = if fast { check.fast_tolerance.as_deref().unwrap_or(&check.tolerance) } else { &check.tolerance };
+    let t = if fast {
+        check.fast_tolerance.as_deref().unwrap_or(&check.tolerance)
+    } else {
+        &check.tolerance
+    };
     Ok((want, parse_tolerance(t)?))
 }

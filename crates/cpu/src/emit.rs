@@ -27,6 +27,10 @@ pub mod state {
     /// 1 + id of the barrier block the waiting lanes are at (u32::MAX if
     /// lanes of the warp wait at different barriers).
     pub const BAR_SITE: usize = 140;
+    /// Non-zero: the next pick takes the latest lanes, not the earliest
+    /// (set when a warp yields from a loop, so a lane holding a lock that
+    /// others spin on gets to run).
+    pub const PICK_MAX: usize = 144;
     pub const REGS: usize = 256;
 }
 
@@ -91,7 +95,11 @@ pub(crate) fn sc(bits: u32, v: u64) -> String {
         return "zeroinitializer".into();
     }
     let lit = if bits == 1 {
-        if v & 1 == 1 { "true".to_string() } else { "false".to_string() }
+        if v & 1 == 1 {
+            "true".to_string()
+        } else {
+            "false".to_string()
+        }
     } else if bits < 64 {
         (((v << (64 - bits)) as i64) >> (64 - bits)).to_string()
     } else {
@@ -168,8 +176,12 @@ impl<'a> Gen<'a> {
     pub(crate) fn splat(&mut self, ty: &str, scalar: &str) -> String {
         let a = self.t();
         let b = self.t();
-        self.line(&format!("{a} = insertelement <32 x {ty}> undef, {ty} {scalar}, i32 0"));
-        self.line(&format!("{b} = shufflevector <32 x {ty}> {a}, <32 x {ty}> undef, <32 x i32> zeroinitializer"));
+        self.line(&format!(
+            "{a} = insertelement <32 x {ty}> undef, {ty} {scalar}, i32 0"
+        ));
+        self.line(&format!(
+            "{b} = shufflevector <32 x {ty}> {a}, <32 x {ty}> undef, <32 x i32> zeroinitializer"
+        ));
         b
     }
 
@@ -218,7 +230,11 @@ impl<'a> Gen<'a> {
                 self.conv(&x, rb, bits, false)
             }
             Value::Imm(x) => {
-                let masked = if bits >= 64 { x } else { x & ((1u64 << bits) - 1) };
+                let masked = if bits >= 64 {
+                    x
+                } else {
+                    x & ((1u64 << bits) - 1)
+                };
                 sc(bits, masked)
             }
         }
@@ -231,7 +247,10 @@ impl<'a> Gen<'a> {
             let c = self.t();
             let one = self.t();
             self.line(&format!("{one} = and {} {v}, {}", vt(bits), sc(bits, 1)));
-            self.line(&format!("{c} = icmp ne {} {one}, zeroinitializer", vt(bits)));
+            self.line(&format!(
+                "{c} = icmp ne {} {one}, zeroinitializer",
+                vt(bits)
+            ));
             c
         } else {
             self.conv(v, bits, rb, signed)
@@ -239,7 +258,11 @@ impl<'a> Gen<'a> {
         let old = self.t();
         let new = self.t();
         self.line(&format!("{old} = load {}, {}* %r{}", vt(rb), vt(rb), r.0));
-        self.line(&format!("{new} = select <32 x i1> {exec}, {} {v}, {} {old}", vt(rb), vt(rb)));
+        self.line(&format!(
+            "{new} = select <32 x i1> {exec}, {} {v}, {} {old}",
+            vt(rb),
+            vt(rb)
+        ));
         self.line(&format!("store {} {new}, {}* %r{}", vt(rb), vt(rb), r.0));
     }
 
@@ -263,7 +286,13 @@ impl<'a> Gen<'a> {
 
     /// Per-lane call of a helper over 64-bit lane values; `exec` lanes only
     /// when `masked` (helpers with side effects), all lanes otherwise.
-    pub(crate) fn call_lanes(&mut self, helper: Helper, desc: InstKind, args: &[String], exec: Option<&str>) -> String {
+    pub(crate) fn call_lanes(
+        &mut self,
+        helper: Helper,
+        desc: InstKind,
+        args: &[String],
+        exec: Option<&str>,
+    ) -> String {
         self.descs.push(Box::new(desc));
         let dp = &**self.descs.last().expect("just pushed") as *const InstKind as u64;
         let name = match helper {
@@ -310,7 +339,10 @@ impl<'a> Gen<'a> {
                     self.line(&format!("br i1 {on}, label %{yes}, label %{join}"));
                     self.emit_label(&yes);
                     let r0 = self.t();
-                    self.line(&format!("{r0} = call i64 @{name}({})", call_args.join(", ")));
+                    self.line(&format!(
+                        "{r0} = call i64 @{name}({})",
+                        call_args.join(", ")
+                    ));
                     self.line(&format!("br label %{join}"));
                     self.emit_label(&join);
                     let r = self.t();
@@ -319,7 +351,9 @@ impl<'a> Gen<'a> {
                 }
             };
             let next = self.t();
-            self.line(&format!("{next} = insertelement <32 x i64> {acc}, i64 {r}, i32 {l}"));
+            self.line(&format!(
+                "{next} = insertelement <32 x i64> {acc}, i64 {r}, i32 {l}"
+            ));
             acc = next;
         }
         acc
@@ -330,7 +364,15 @@ impl<'a> Gen<'a> {
         self.conv(&x, bits.max(1), 64, false)
     }
 
-    pub(crate) fn helper_int(&mut self, inst: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[Value], exec: &str) {
+    pub(crate) fn helper_int(
+        &mut self,
+        inst: &InstKind,
+        op: IntOp,
+        ty: Ty,
+        dst: Reg,
+        args: &[Value],
+        exec: &str,
+    ) {
         let bits = ty.bits();
         let a: Vec<String> = args
             .iter()
@@ -338,7 +380,13 @@ impl<'a> Gen<'a> {
             .map(|(k, v)| {
                 let b = match op {
                     IntOp::MadWide if k == 2 => bits * 2,
-                    IntOp::Bfe | IntOp::Bfi | IntOp::Shf { .. } if k >= 1 && !(matches!(op, IntOp::Bfi) && k == 1) && !(matches!(op, IntOp::Shf { .. }) && k == 1) => 32,
+                    IntOp::Bfe | IntOp::Bfi | IntOp::Shf { .. }
+                        if k >= 1
+                            && !(matches!(op, IntOp::Bfi) && k == 1)
+                            && !(matches!(op, IntOp::Shf { .. }) && k == 1) =>
+                    {
+                        32
+                    }
                     _ => bits,
                 };
                 self.to64(*v, b)
@@ -365,10 +413,17 @@ impl<'a> Gen<'a> {
         let c = self.t();
         let z = self.t();
         let r = self.t();
-        self.line(&format!("{a} = call <32 x float> @llvm.fabs.v32f32(<32 x float> {x})"));
-        self.line(&format!("{c} = fcmp olt <32 x float> {a}, {}", fsplat(t, "0x3810000000000000")));
+        self.line(&format!(
+            "{a} = call <32 x float> @llvm.fabs.v32f32(<32 x float> {x})"
+        ));
+        self.line(&format!(
+            "{c} = fcmp olt <32 x float> {a}, {}",
+            fsplat(t, "0x3810000000000000")
+        ));
         self.line(&format!("{z} = call <32 x float> @llvm.copysign.v32f32(<32 x float> zeroinitializer, <32 x float> {x})"));
-        self.line(&format!("{r} = select <32 x i1> {c}, <32 x float> {z}, <32 x float> {x}"));
+        self.line(&format!(
+            "{r} = select <32 x i1> {c}, <32 x float> {z}, <32 x float> {x}"
+        ));
         r
     }
 
@@ -376,7 +431,11 @@ impl<'a> Gen<'a> {
     pub(crate) fn canon(&mut self, x: &str, t: Ty) -> String {
         let c = self.t();
         let r = self.t();
-        let (ft, nan) = if t == Ty::F64 { ("double", "0x7FFFFFFFFFFFFFFF") } else { ("float", "0x7FFFFFFFE0000000") };
+        let (ft, nan) = if t == Ty::F64 {
+            ("double", "0x7FFFFFFFFFFFFFFF")
+        } else {
+            ("float", "0x7FFFFFFFE0000000")
+        };
         let _ = ft;
         self.line(&format!("{c} = fcmp uno <32 x {ft}> {x}, {x}"));
         // float NaN literal must be representable: build it from bits.
@@ -392,7 +451,9 @@ impl<'a> Gen<'a> {
             v
         };
         let _ = nan;
-        self.line(&format!("{r} = select <32 x i1> {c}, <32 x {ft}> {nanv}, <32 x {ft}> {x}"));
+        self.line(&format!(
+            "{r} = select <32 x i1> {c}, <32 x {ft}> {nanv}, <32 x {ft}> {x}"
+        ));
         r
     }
 
@@ -400,29 +461,50 @@ impl<'a> Gen<'a> {
         let bits = t.bits();
         let x = self.val(v, bits);
         let f = self.t();
-        self.line(&format!("{f} = bitcast {} {x} to <32 x {}>", vt(bits), fty(t)));
+        self.line(&format!(
+            "{f} = bitcast {} {x} to <32 x {}>",
+            vt(bits),
+            fty(t)
+        ));
         f
     }
 
     pub(crate) fn fset(&mut self, dst: Reg, f: &str, t: Ty, exec: &str) {
         let bits = t.bits();
         let x = self.t();
-        self.line(&format!("{x} = bitcast <32 x {}> {f} to {}", fty(t), vt(bits)));
+        self.line(&format!(
+            "{x} = bitcast <32 x {}> {f} to {}",
+            fty(t),
+            vt(bits)
+        ));
         self.set(dst, &x, bits, false, exec);
     }
 
     /// Inline float arithmetic for f32/f64 in round-to-nearest; `false`
     /// when the operation needs the exact per-lane helper.
-    pub(crate) fn float_inline(&mut self, op: FloatOp, t: Ty, dst: Reg, args: &[Value], round: Round, ftz: bool, sat: bool, exec: &str) -> bool {
+    pub(crate) fn float_inline(
+        &mut self,
+        op: FloatOp,
+        t: Ty,
+        dst: Reg,
+        args: &[Value],
+        round: Round,
+        ftz: bool,
+        sat: bool,
+        exec: &str,
+    ) -> bool {
         if !matches!(t, Ty::F32 | Ty::F64) {
             return false;
         }
         let nearest = round == Round::Nearest;
         let simple = match op {
             FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma => nearest,
-            FloatOp::Div(FloatKind::Rounded(Round::Nearest)) | FloatOp::Div(FloatKind::Full) => true,
+            FloatOp::Div(FloatKind::Rounded(Round::Nearest)) | FloatOp::Div(FloatKind::Full) => {
+                true
+            }
             FloatOp::Div(FloatKind::Approx) => t == Ty::F32,
-            FloatOp::Sqrt(FloatKind::Rounded(Round::Nearest)) | FloatOp::Sqrt(FloatKind::Approx) => true,
+            FloatOp::Sqrt(FloatKind::Rounded(Round::Nearest))
+            | FloatOp::Sqrt(FloatKind::Approx) => true,
             FloatOp::Abs | FloatOp::Neg => true,
             FloatOp::Min { nan: false } | FloatOp::Max { nan: false } => true,
             _ => false,
@@ -442,13 +524,28 @@ impl<'a> Gen<'a> {
             FloatOp::Add => self.line(&format!("{r} = fadd {ftype} {}, {}", xs[0], xs[1])),
             FloatOp::Sub => self.line(&format!("{r} = fsub {ftype} {}, {}", xs[0], xs[1])),
             FloatOp::Mul => self.line(&format!("{r} = fmul {ftype} {}, {}", xs[0], xs[1])),
-            FloatOp::Fma => self.line(&format!("{r} = call {ftype} @llvm.fma.{sfx}({ftype} {}, {ftype} {}, {ftype} {})", xs[0], xs[1], xs[2])),
+            FloatOp::Fma => self.line(&format!(
+                "{r} = call {ftype} @llvm.fma.{sfx}({ftype} {}, {ftype} {}, {ftype} {})",
+                xs[0], xs[1], xs[2]
+            )),
             FloatOp::Div(_) => self.line(&format!("{r} = fdiv {ftype} {}, {}", xs[0], xs[1])),
-            FloatOp::Sqrt(_) => self.line(&format!("{r} = call {ftype} @llvm.sqrt.{sfx}({ftype} {})", xs[0])),
-            FloatOp::Abs => self.line(&format!("{r} = call {ftype} @llvm.fabs.{sfx}({ftype} {})", xs[0])),
+            FloatOp::Sqrt(_) => self.line(&format!(
+                "{r} = call {ftype} @llvm.sqrt.{sfx}({ftype} {})",
+                xs[0]
+            )),
+            FloatOp::Abs => self.line(&format!(
+                "{r} = call {ftype} @llvm.fabs.{sfx}({ftype} {})",
+                xs[0]
+            )),
             FloatOp::Neg => self.line(&format!("{r} = fneg {ftype} {}", xs[0])),
-            FloatOp::Min { .. } => self.line(&format!("{r} = call {ftype} @llvm.minnum.{sfx}({ftype} {}, {ftype} {})", xs[0], xs[1])),
-            FloatOp::Max { .. } => self.line(&format!("{r} = call {ftype} @llvm.maxnum.{sfx}({ftype} {}, {ftype} {})", xs[0], xs[1])),
+            FloatOp::Min { .. } => self.line(&format!(
+                "{r} = call {ftype} @llvm.minnum.{sfx}({ftype} {}, {ftype} {})",
+                xs[0], xs[1]
+            )),
+            FloatOp::Max { .. } => self.line(&format!(
+                "{r} = call {ftype} @llvm.maxnum.{sfx}({ftype} {}, {ftype} {})",
+                xs[0], xs[1]
+            )),
             _ => unreachable!("filtered above"),
         }
         let mut r = r;
@@ -467,9 +564,16 @@ impl<'a> Gen<'a> {
             let nanz = self.t();
             let isn = self.t();
             self.line(&format!("{isn} = fcmp uno {ftype} {r}, {r}"));
-            self.line(&format!("{nanz} = select <32 x i1> {isn}, {ftype} zeroinitializer, {ftype} {r}"));
-            self.line(&format!("{lo} = call {ftype} @llvm.maxnum.{sfx}({ftype} {nanz}, {ftype} zeroinitializer)"));
-            self.line(&format!("{hi} = call {ftype} @llvm.minnum.{sfx}({ftype} {lo}, {ftype} {})", fsplat(t, "1.0")));
+            self.line(&format!(
+                "{nanz} = select <32 x i1> {isn}, {ftype} zeroinitializer, {ftype} {r}"
+            ));
+            self.line(&format!(
+                "{lo} = call {ftype} @llvm.maxnum.{sfx}({ftype} {nanz}, {ftype} zeroinitializer)"
+            ));
+            self.line(&format!(
+                "{hi} = call {ftype} @llvm.minnum.{sfx}({ftype} {lo}, {ftype} {})",
+                fsplat(t, "1.0")
+            ));
             r = hi;
         }
         self.fset(dst, &r, t, exec);
@@ -478,19 +582,41 @@ impl<'a> Gen<'a> {
 }
 
 /// Generate the warp function for `p` (kernel `kernel` of `m`).
-pub fn emit(m: &Module, p: &Prepared, layout: &SharedLayout, cpu: &str, features: &str) -> Result<Emitted, crate::prepare::Unsupported> {
+pub fn emit(
+    m: &Module,
+    p: &Prepared,
+    layout: &SharedLayout,
+    cpu: &str,
+    features: &str,
+) -> Result<Emitted, crate::prepare::Unsupported> {
     let f = &p.func;
     let reg_bits: Vec<u32> = f.regs.values().map(|r| reg_bits(r.ty)).collect();
     let mut reg_offsets = Vec::new();
     let mut off = state::REGS;
     for b in &reg_bits {
         reg_offsets.push(off);
-        off += if *b == 1 { 4 } else { (*b as usize / 8) * W as usize };
+        off += if *b == 1 {
+            4
+        } else {
+            (*b as usize / 8) * W as usize
+        };
         off = off.div_ceil(64) * 64;
     }
     let state_bytes = off;
-    let mut g = Gen { m, p, layout, out: String::new(), n: 0, descs: Vec::new(), reg_bits: reg_bits.clone(), cur_id: 0, checks: Vec::new() };
-    g.out.push_str(&format!("define i32 @wf_warp(i8* %st, i64* %env, i32 %warp) #0 {{\nentry:\n"));
+    let mut g = Gen {
+        m,
+        p,
+        layout,
+        out: String::new(),
+        n: 0,
+        descs: Vec::new(),
+        reg_bits: reg_bits.clone(),
+        cur_id: 0,
+        checks: Vec::new(),
+    };
+    g.out.push_str(&format!(
+        "define i32 @wf_warp(i8* %st, i64* %env, i32 %warp) #0 {{\nentry:\n"
+    ));
     // Allocas for registers and warp bookkeeping (promoted to SSA by mem2reg).
     for (i, b) in reg_bits.iter().enumerate() {
         g.line(&format!("%r{i} = alloca {}", vt(*b)));
@@ -501,14 +627,27 @@ pub fn emit(m: &Module, p: &Prepared, layout: &SharedLayout, cpu: &str, features
     g.line("%wait_coll = alloca i32");
     g.line("%wait_bar = alloca i32");
     g.line("%bar_site = alloca i32");
+    g.line("%pick_max = alloca i32");
     g.line("%shfl_buf = alloca [32 x i32], align 64");
+    g.line("%budget = alloca i32");
+    g.line("%yielded = alloca i1");
+    g.line("store i32 16384, i32* %budget");
+    g.line("store i1 false, i1* %yielded");
     // Restore state.
     let np = g.t();
     g.line(&format!("{np} = bitcast i8* %st to <32 x i32>*"));
     let nv = g.t();
-    g.line(&format!("{nv} = load <32 x i32>, <32 x i32>* {np}, align 4"));
+    g.line(&format!(
+        "{nv} = load <32 x i32>, <32 x i32>* {np}, align 4"
+    ));
     g.line(&format!("store <32 x i32> {nv}, <32 x i32>* %next"));
-    for (name, o) in [("live", state::LIVE), ("wait_coll", state::WAIT_COLL), ("wait_bar", state::WAIT_BAR), ("bar_site", state::BAR_SITE)] {
+    for (name, o) in [
+        ("live", state::LIVE),
+        ("wait_coll", state::WAIT_COLL),
+        ("wait_bar", state::WAIT_BAR),
+        ("bar_site", state::BAR_SITE),
+        ("pick_max", state::PICK_MAX),
+    ] {
         let q = g.t();
         let c = g.t();
         let v = g.t();
@@ -519,7 +658,10 @@ pub fn emit(m: &Module, p: &Prepared, layout: &SharedLayout, cpu: &str, features
     }
     for (i, b) in reg_bits.iter().enumerate() {
         let q = g.t();
-        g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {}", reg_offsets[i]));
+        g.line(&format!(
+            "{q} = getelementptr i8, i8* %st, i64 {}",
+            reg_offsets[i]
+        ));
         if *b == 1 {
             let c = g.t();
             let v = g.t();
@@ -538,8 +680,38 @@ pub fn emit(m: &Module, p: &Prepared, layout: &SharedLayout, cpu: &str, features
     }
     g.line("br label %dispatch");
 
-    // Dispatcher.
+    // Dispatcher. It also polls the cancel flag and, after many visits,
+    // yields (divergent loops pass through here on every trip).
     g.emit_label("dispatch");
+    {
+        let cp = g.env(env::CANCEL);
+        let p = g.t();
+        let v = g.t();
+        let stop = g.t();
+        g.line(&format!("{p} = inttoptr i64 {cp} to i32*"));
+        g.line(&format!("{v} = load volatile i32, i32* {p}"));
+        g.line(&format!("{stop} = icmp ne i32 {v}, 0"));
+        g.line(&format!(
+            "br i1 {stop}, label %cancelled, label %dispatch_budget"
+        ));
+        g.emit_label("dispatch_budget");
+        let b = g.load_scalar("budget", "i32");
+        let b2 = g.t();
+        let z = g.t();
+        g.line(&format!("{b2} = sub i32 {b}, 1"));
+        g.line(&format!("store i32 {b2}, i32* %budget"));
+        g.line(&format!("{z} = icmp eq i32 {b2}, 0"));
+        g.line(
+            "br i1 %__z, label %dispatch_yield, label %dispatch_go"
+                .replace("%__z", &z)
+                .as_str(),
+        );
+        g.emit_label("dispatch_yield");
+        g.line("store i1 true, i1* %yielded");
+        g.line("store i32 1, i32* %pick_max");
+        g.line("br label %leave");
+        g.emit_label("dispatch_go");
+    }
     let next = g.load_scalar("next", "<32 x i32>");
     let wc = g.load_scalar("wait_coll", "i32");
     let wb = g.load_scalar("wait_bar", "i32");
@@ -548,12 +720,40 @@ pub fn emit(m: &Module, p: &Prepared, layout: &SharedLayout, cpu: &str, features
     let wm = g.mask_of_bits(&w);
     let elig = g.t();
     let done = sc(32, u64::from(DONE));
-    g.line(&format!("{elig} = select <32 x i1> {wm}, <32 x i32> {done}, <32 x i32> {next}"));
+    g.line(&format!(
+        "{elig} = select <32 x i1> {wm}, <32 x i32> {done}, <32 x i32> {next}"
+    ));
+    let cmin = g.t();
+    g.line(&format!(
+        "{cmin} = call i32 @llvm.vector.reduce.umin.v32i32(<32 x i32> {elig})"
+    ));
+    let isdone = g.t();
+    let elig_max = g.t();
+    let cmax = g.t();
+    g.line(&format!("{isdone} = icmp eq <32 x i32> {elig}, {done}"));
+    g.line(&format!(
+        "{elig_max} = select <32 x i1> {isdone}, <32 x i32> zeroinitializer, <32 x i32> {elig}"
+    ));
+    g.line(&format!(
+        "{cmax} = call i32 @llvm.vector.reduce.umax.v32i32(<32 x i32> {elig_max})"
+    ));
+    let pm = g.load_scalar("pick_max", "i32");
+    let pmb = g.t();
+    let c2 = g.t();
+    let cmin_none = g.t();
     let cur = g.t();
-    g.line(&format!("{cur} = call i32 @llvm.vector.reduce.umin.v32i32(<32 x i32> {elig})"));
+    g.line(&format!("{pmb} = icmp ne i32 {pm}, 0"));
+    g.line(&format!("{c2} = select i1 {pmb}, i32 {cmax}, i32 {cmin}"));
+    g.line(&format!("{cmin_none} = icmp eq i32 {cmin}, -1"));
+    g.line(&format!("{cur} = select i1 {cmin_none}, i32 -1, i32 {c2}"));
+    g.line("store i32 0, i32* %pick_max");
     let none = g.t();
     g.line(&format!("{none} = icmp eq i32 {cur}, -1"));
-    g.line("br i1 %__none_placeholder, label %leave, label %pick".replace("%__none_placeholder", &none).as_str());
+    g.line(
+        "br i1 %__none_placeholder, label %leave, label %pick"
+            .replace("%__none_placeholder", &none)
+            .as_str(),
+    );
     g.emit_label("pick");
     let cs = g.splat("i32", &cur);
     let mk = g.t();
@@ -565,8 +765,13 @@ pub fn emit(m: &Module, p: &Prepared, layout: &SharedLayout, cpu: &str, features
     g.line(&format!("{nmb} = xor i32 {mb}, -1"));
     g.line(&format!("{wc2} = and i32 {wc}, {nmb}"));
     g.line(&format!("store i32 {wc2}, i32* %wait_coll"));
-    let cases: Vec<String> = (0..p.order.len()).map(|i| format!("i32 {i}, label %B{i}")).collect();
-    g.line(&format!("switch i32 {cur}, label %leave [ {} ]", cases.join(" ")));
+    let cases: Vec<String> = (0..p.order.len())
+        .map(|i| format!("i32 {i}, label %B{i}"))
+        .collect();
+    g.line(&format!(
+        "switch i32 {cur}, label %leave [ {} ]",
+        cases.join(" ")
+    ));
 
     // Blocks.
     for (id, bid) in p.order.iter().enumerate() {
@@ -600,7 +805,24 @@ pub fn emit(m: &Module, p: &Prepared, layout: &SharedLayout, cpu: &str, features
         g.line(&format!("{p} = inttoptr i64 {cp} to i32*"));
         g.line(&format!("{v} = load volatile i32, i32* {p}"));
         g.line(&format!("{stop} = icmp ne i32 {v}, 0"));
-        g.line(&format!("br i1 {stop}, label %cancelled, label %B{id}"));
+        let go = g.label("loopgo");
+        g.line(&format!("br i1 {stop}, label %cancelled, label %{go}"));
+        // After many trips round loops the warp yields, so warps that wait
+        // on each other through memory all make progress.
+        g.emit_label(&go);
+        let b = g.load_scalar("budget", "i32");
+        let b2 = g.t();
+        let z = g.t();
+        g.line(&format!("{b2} = sub i32 {b}, 1"));
+        g.line(&format!("store i32 {b2}, i32* %budget"));
+        g.line(&format!("{z} = icmp eq i32 {b2}, 0"));
+        let y = g.label("yield");
+        g.line(&format!("br i1 {z}, label %{y}, label %B{id}"));
+        g.emit_label(&y);
+        crate::lower::set_next_pub(&mut g, &sc(32, u64::from(id)));
+        g.line("store i1 true, i1* %yielded");
+        g.line("store i32 1, i32* %pick_max");
+        g.line("br label %leave");
     }
     g.emit_label("cancelled");
     g.line("ret i32 3");
@@ -611,7 +833,13 @@ pub fn emit(m: &Module, p: &Prepared, layout: &SharedLayout, cpu: &str, features
     let np = g.t();
     g.line(&format!("{np} = bitcast i8* %st to <32 x i32>*"));
     g.line(&format!("store <32 x i32> {nv}, <32 x i32>* {np}, align 4"));
-    for (name, o) in [("live", state::LIVE), ("wait_coll", state::WAIT_COLL), ("wait_bar", state::WAIT_BAR), ("bar_site", state::BAR_SITE)] {
+    for (name, o) in [
+        ("live", state::LIVE),
+        ("wait_coll", state::WAIT_COLL),
+        ("wait_bar", state::WAIT_BAR),
+        ("bar_site", state::BAR_SITE),
+        ("pick_max", state::PICK_MAX),
+    ] {
         let v = g.load_scalar(name, "i32");
         let q = g.t();
         let c = g.t();
@@ -621,7 +849,10 @@ pub fn emit(m: &Module, p: &Prepared, layout: &SharedLayout, cpu: &str, features
     }
     for (i, b) in reg_bits.iter().enumerate() {
         let q = g.t();
-        g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {}", reg_offsets[i]));
+        g.line(&format!(
+            "{q} = getelementptr i8, i8* %st, i64 {}",
+            reg_offsets[i]
+        ));
         let v = g.load_scalar(&format!("r{i}"), &vt(*b));
         if *b == 1 {
             let c = g.t();
@@ -645,7 +876,10 @@ pub fn emit(m: &Module, p: &Prepared, layout: &SharedLayout, cpu: &str, features
     g.line(&format!("{isc} = icmp ne i32 {wc}, 0"));
     g.line(&format!("{code1} = select i1 {isc}, i32 2, i32 0"));
     g.line(&format!("{code} = select i1 {isb}, i32 1, i32 {code1}"));
-    g.line(&format!("ret i32 {code}"));
+    let yl = g.load_scalar("yielded", "i1");
+    let fin = g.t();
+    g.line(&format!("{fin} = select i1 {yl}, i32 4, i32 {code}"));
+    g.line(&format!("ret i32 {fin}"));
     g.out.push_str("}\n\n");
 
     let mut ir = String::new();
@@ -658,7 +892,11 @@ pub fn emit(m: &Module, p: &Prepared, layout: &SharedLayout, cpu: &str, features
         "attributes #0 = {{ nounwind \"target-cpu\"=\"{cpu}\" \"target-features\"=\"{features}\" \"prefer-vector-width\"=\"512\" \"min-legal-vector-width\"=\"512\" }}"
     );
     let _ = (g.m, g.layout);
-    Ok(Emitted { ir, state_bytes, descs: g.descs })
+    Ok(Emitted {
+        ir,
+        state_bytes,
+        descs: g.descs,
+    })
 }
 
 const DECLS: &str = "declare i64 @wf_int(i8*, i64, i64, i64, i64)

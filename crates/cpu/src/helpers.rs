@@ -28,7 +28,15 @@ pub extern "C" fn wf_int(d: *const InstKind, a: u64, b: u64, c: u64, e: u64) -> 
 pub extern "C" fn wf_float(d: *const InstKind, a: u64, b: u64, c: u64) -> u64 {
     // SAFETY: as above.
     match unsafe { desc(d) } {
-        InstKind::Float { op, ty, args, round, ftz, sat, .. } => {
+        InstKind::Float {
+            op,
+            ty,
+            args,
+            round,
+            ftz,
+            sat,
+            ..
+        } => {
             let all = [a, b, c];
             alu::float_op(*op, *ty, &all[..args.len().min(3)], *round, *ftz, *sat)
         }
@@ -39,7 +47,14 @@ pub extern "C" fn wf_float(d: *const InstKind, a: u64, b: u64, c: u64) -> u64 {
 pub extern "C" fn wf_cvt(d: *const InstKind, v: u64) -> u64 {
     // SAFETY: as above.
     match unsafe { desc(d) } {
-        InstKind::Cvt { dst_ty, src_ty, round, ftz, sat, .. } => alu::cvt(*dst_ty, *src_ty, v, *round, *ftz, *sat),
+        InstKind::Cvt {
+            dst_ty,
+            src_ty,
+            round,
+            ftz,
+            sat,
+            ..
+        } => alu::cvt(*dst_ty, *src_ty, v, *round, *ftz, *sat),
         _ => 0,
     }
 }
@@ -55,7 +70,9 @@ pub extern "C" fn wf_testp(d: *const InstKind, v: u64) -> u64 {
 /// Atomic read-modify-write at a host address; returns the old value.
 pub extern "C" fn wf_atom(d: *const InstKind, addr: u64, a: u64, b: u64) -> u64 {
     // SAFETY: as above.
-    let InstKind::Atom { op, ty, .. } = (unsafe { desc(d) }) else { return 0 };
+    let InstKind::Atom { op, ty, .. } = (unsafe { desc(d) }) else {
+        return 0;
+    };
     let (op, ty) = (*op, *ty);
     let size = ty.bytes() as u64;
     if addr == 0 || addr % size != 0 {
@@ -71,17 +88,22 @@ pub extern "C" fn wf_atom(d: *const InstKind, addr: u64, a: u64, b: u64) -> u64 
         match size {
             2 => {
                 let p = &*(addr as *const AtomicU16);
-                let old = p.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |o| Some(f(u64::from(o)) as u16));
+                let old = p.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |o| {
+                    Some(f(u64::from(o)) as u16)
+                });
                 u64::from(old.unwrap_or_else(|o| o))
             }
             4 => {
                 let p = &*(addr as *const AtomicU32);
-                let old = p.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |o| Some(f(u64::from(o)) as u32));
+                let old = p.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |o| {
+                    Some(f(u64::from(o)) as u32)
+                });
                 u64::from(old.unwrap_or_else(|o| o))
             }
             _ => {
                 let p = &*(addr as *const AtomicU64);
-                p.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |o| Some(f(o))).unwrap_or_else(|o| o)
+                p.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |o| Some(f(o)))
+                    .unwrap_or_else(|o| o)
             }
         }
     }

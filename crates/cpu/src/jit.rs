@@ -16,12 +16,20 @@ pub fn host() -> &'static (String, String) {
     static HOST: OnceLock<(String, String)> = OnceLock::new();
     HOST.get_or_init(|| {
         let _ = Target::initialize_native(&InitializationConfig::default());
-        let features = TargetMachine::get_host_cpu_features().to_string_lossy().into_owned();
-        let mut cpu = TargetMachine::get_host_cpu_name().to_string_lossy().into_owned();
+        let features = TargetMachine::get_host_cpu_features()
+            .to_string_lossy()
+            .into_owned();
+        let mut cpu = TargetMachine::get_host_cpu_name()
+            .to_string_lossy()
+            .into_owned();
         if cpu == "generic" || cpu.is_empty() {
             // LLVM 14 does not know newer CPUs by name; the feature string
             // still enables everything the CPU has.
-            cpu = if features.contains("+avx512f") { "x86-64-v4".into() } else { "x86-64-v3".into() };
+            cpu = if features.contains("+avx512f") {
+                "x86-64-v4".into()
+            } else {
+                "x86-64-v3".into()
+            };
         }
         (cpu, features)
     })
@@ -30,20 +38,37 @@ pub fn host() -> &'static (String, String) {
 /// Compile `ir` and return the address of `wf_warp`. The LLVM context and
 /// engine live as long as the process (compiled kernels are cached).
 pub fn compile(ir: &str, helpers: &[(&str, usize)]) -> Result<WarpFn, Unsupported> {
-    Target::initialize_native(&InitializationConfig::default()).map_err(|e| Unsupported(format!("LLVM: {e}")))?;
+    Target::initialize_native(&InitializationConfig::default())
+        .map_err(|e| Unsupported(format!("LLVM: {e}")))?;
     let ctx: &'static Context = Box::leak(Box::new(Context::create()));
     let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "warpfold-kernel");
-    let module = ctx.create_module_from_ir(buf).map_err(|e| Unsupported(format!("internal error: generated LLVM IR does not parse: {}", e.to_string_lossy())))?;
+    let module = ctx.create_module_from_ir(buf).map_err(|e| {
+        Unsupported(format!(
+            "internal error: generated LLVM IR does not parse: {}",
+            e.to_string_lossy()
+        ))
+    })?;
     let triple = TargetMachine::get_default_triple();
-    let target = Target::from_triple(&triple).map_err(|e| Unsupported(format!("LLVM target: {e}")))?;
+    let target =
+        Target::from_triple(&triple).map_err(|e| Unsupported(format!("LLVM target: {e}")))?;
     let (cpu, features) = host();
     let tm = target
-        .create_target_machine(&triple, cpu, features, OptimizationLevel::Aggressive, RelocMode::Default, CodeModel::JITDefault)
+        .create_target_machine(
+            &triple,
+            cpu,
+            features,
+            OptimizationLevel::Aggressive,
+            RelocMode::Default,
+            CodeModel::JITDefault,
+        )
         .ok_or_else(|| Unsupported("LLVM: no target machine for this CPU".into()))?;
     module.set_triple(&triple);
     module.set_data_layout(&tm.get_target_data().get_data_layout());
     if let Err(e) = module.verify() {
-        return Err(Unsupported(format!("internal error: generated LLVM IR is invalid: {}", e.to_string_lossy())));
+        return Err(Unsupported(format!(
+            "internal error: generated LLVM IR is invalid: {}",
+            e.to_string_lossy()
+        )));
     }
     let pmb = PassManagerBuilder::create();
     pmb.set_optimization_level(OptimizationLevel::Aggressive);
@@ -58,7 +83,9 @@ pub fn compile(ir: &str, helpers: &[(&str, usize)]) -> Result<WarpFn, Unsupporte
             ee.add_global_mapping(&f, *addr);
         }
     }
-    let addr = ee.get_function_address("wf_warp").map_err(|e| Unsupported(format!("LLVM JIT: {e:?}")))?;
+    let addr = ee
+        .get_function_address("wf_warp")
+        .map_err(|e| Unsupported(format!("LLVM JIT: {e:?}")))?;
     // The engine owns the code: keep it alive with the context.
     std::mem::forget(ee);
     // SAFETY: `wf_warp` was generated with exactly this signature.

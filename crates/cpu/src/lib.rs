@@ -21,7 +21,9 @@ use emit::{env, state, DONE, W};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-use warpfold_interp::{DeviceMemory, ExecError, ExecOptions, Instance, LaunchConfig, LaunchStats, MAX_SHARED};
+use warpfold_interp::{
+    DeviceMemory, ExecError, ExecOptions, Instance, LaunchConfig, LaunchStats, MAX_SHARED,
+};
 use warpfold_ir::shared::{shared_layout, SharedLayout};
 use warpfold_ir::{FuncId, InstKind, Module};
 
@@ -48,7 +50,11 @@ unsafe impl Sync for CompiledKernel {}
 /// Compile `kernel` of `m`, or say why the backend cannot.
 pub fn compile(m: &Module, kernel: FuncId) -> Result<CompiledKernel, Unsupported> {
     let t0 = Instant::now();
-    let f = m.functions.get(kernel).filter(|f| f.is_kernel).ok_or_else(|| Unsupported("not a kernel".into()))?;
+    let f = m
+        .functions
+        .get(kernel)
+        .filter(|f| f.is_kernel)
+        .ok_or_else(|| Unsupported("not a kernel".into()))?;
     let p = prepare::prepare(m, kernel)?;
     let layout = shared_layout(m, kernel);
     let (cpu, features) = jit::host();
@@ -78,24 +84,36 @@ pub fn launch(
     let bad = |m: String| Err(ExecError::BadLaunch(format!("kernel `{}`: {m}", k.name)));
     let nthreads = cfg.block.iter().map(|&d| u64::from(d)).product::<u64>();
     if cfg.grid.contains(&0) || cfg.block.contains(&0) {
-        return bad(format!("grid {:?} and block {:?} must be at least 1 in every dimension", cfg.grid, cfg.block));
+        return bad(format!(
+            "grid {:?} and block {:?} must be at least 1 in every dimension",
+            cfg.grid, cfg.block
+        ));
     }
     if nthreads > 1024 || cfg.block[2] > 64 {
-        return bad(format!("block {:?} has {nthreads} threads; at most 1024 (and z at most 64)", cfg.block));
+        return bad(format!(
+            "block {:?} has {nthreads} threads; at most 1024 (and z at most 64)",
+            cfg.block
+        ));
     }
     let dyn_base = k.layout.dynamic_base();
     let shared_total = dyn_base + u64::from(cfg.dynamic_shared);
     if shared_total > MAX_SHARED {
-        return bad(format!("needs {shared_total} bytes of shared memory; the limit is {MAX_SHARED}"));
+        return bad(format!(
+            "needs {shared_total} bytes of shared memory; the limit is {MAX_SHARED}"
+        ));
     }
     let total = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
     let workers = match opts.threads {
-        0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        0 => std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
         n => n,
     }
     .min(total.max(1) as usize)
     .max(1);
-    let globals: Vec<u64> = (0..inst.module().globals.len()).map(|i| inst.global_addr(warpfold_ir::GlobalId(i as u32))).collect();
+    let globals: Vec<u64> = (0..inst.module().globals.len())
+        .map(|i| inst.global_addr(warpfold_ir::GlobalId(i as u32)))
+        .collect();
     let cancel = AtomicU32::new(0);
     let stop = AtomicBool::new(false);
     let next = AtomicU64::new(0);
@@ -119,7 +137,8 @@ pub fn launch(
         }
         let mut handles = Vec::new();
         for w in 0..workers {
-            let (next, first_error, stop, cancel, globals) = (&next, &first_error, &stop, &cancel, &globals);
+            let (next, first_error, stop, cancel, globals) =
+                (&next, &first_error, &stop, &cancel, &globals);
             handles.push(s.spawn(move || {
                 let mut shared = vec![0u8; shared_total as usize + 16];
                 let mut local = vec![0u8; (nthreads * k.frame_size.max(1)) as usize + 16];
@@ -186,9 +205,14 @@ pub fn launch(
     }
     if cancel.load(Ordering::Relaxed) != 0 {
         let secs = deadline.map_or(0.0, |d| d.saturating_duration_since(start).as_secs_f64());
-        return Err(ExecError::Timeout { kernel: k.name.clone(), secs });
+        return Err(ExecError::Timeout {
+            kernel: k.name.clone(),
+            secs,
+        });
     }
-    Ok(LaunchStats { thread_instructions: 0 })
+    Ok(LaunchStats {
+        thread_instructions: 0,
+    })
 }
 
 fn word(st: &[u8], off: usize) -> u32 {
@@ -200,11 +224,19 @@ fn set_word(st: &mut [u8], off: usize, v: u32) {
 }
 
 /// Run one CTA: warps in turn until all exit, releasing barriers.
-fn run_cta(k: &CompiledKernel, envv: &[u64], states_words: &mut [u64], nthreads: usize, ctaid: [u32; 3]) -> Result<(), ExecError> {
+fn run_cta(
+    k: &CompiledKernel,
+    envv: &[u64],
+    states_words: &mut [u64],
+    nthreads: usize,
+    ctaid: [u32; 3],
+) -> Result<(), ExecError> {
     let nwarps = nthreads.div_ceil(W as usize);
     let sb = k.state_bytes;
     // SAFETY: u64 storage viewed as bytes (alignment only grows).
-    let bytes: &mut [u8] = unsafe { std::slice::from_raw_parts_mut(states_words.as_mut_ptr() as *mut u8, states_words.len() * 8) };
+    let bytes: &mut [u8] = unsafe {
+        std::slice::from_raw_parts_mut(states_words.as_mut_ptr() as *mut u8, states_words.len() * 8)
+    };
     for w in 0..nwarps {
         let st = &mut bytes[w * sb..(w + 1) * sb];
         st.fill(0);
@@ -213,13 +245,18 @@ fn run_cta(k: &CompiledKernel, envv: &[u64], states_words: &mut [u64], nthreads:
             let v = if l < lanes { 0 } else { DONE };
             st[state::NEXT + 4 * l..state::NEXT + 4 * l + 4].copy_from_slice(&v.to_le_bytes());
         }
-        let live = if lanes == 32 { u32::MAX } else { (1u32 << lanes) - 1 };
+        let live = if lanes == 32 {
+            u32::MAX
+        } else {
+            (1u32 << lanes) - 1
+        };
         set_word(st, state::LIVE, live);
     }
     let mut finished = vec![false; nwarps];
     loop {
         let mut at_barrier = Vec::new();
         let mut stuck = Vec::new();
+        let mut yielded = false;
         for w in 0..nwarps {
             if finished[w] {
                 continue;
@@ -232,11 +269,15 @@ fn run_cta(k: &CompiledKernel, envv: &[u64], states_words: &mut [u64], nthreads:
                 0 => finished[w] = true,
                 1 => at_barrier.push(w),
                 3 => return Ok(()),
+                4 => yielded = true,
                 _ => stuck.push(w),
             }
         }
         if finished.iter().all(|f| *f) {
             return Ok(());
+        }
+        if yielded {
+            continue;
         }
         // Every warp still running waits at a barrier: release it if all
         // their live lanes are there, at the same place.
@@ -245,7 +286,11 @@ fn run_cta(k: &CompiledKernel, envv: &[u64], states_words: &mut [u64], nthreads:
         let mut ok = stuck.is_empty();
         for &w in &running {
             let st = &bytes[w * sb..(w + 1) * sb];
-            let (live, wb, s) = (word(st, state::LIVE), word(st, state::WAIT_BAR), word(st, state::BAR_SITE));
+            let (live, wb, s) = (
+                word(st, state::LIVE),
+                word(st, state::WAIT_BAR),
+                word(st, state::BAR_SITE),
+            );
             if wb != live {
                 ok = false;
             }
@@ -286,12 +331,24 @@ pub struct Cache {
 }
 
 impl Cache {
-    pub fn get_or_compile(&self, m: &Module, kernel: FuncId) -> Arc<Result<CompiledKernel, Unsupported>> {
-        if let Some(c) = self.map.lock().unwrap_or_else(|p| p.into_inner()).get(&kernel) {
+    pub fn get_or_compile(
+        &self,
+        m: &Module,
+        kernel: FuncId,
+    ) -> Arc<Result<CompiledKernel, Unsupported>> {
+        if let Some(c) = self
+            .map
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&kernel)
+        {
             return c.clone();
         }
         let c = Arc::new(compile(m, kernel));
-        self.map.lock().unwrap_or_else(|p| p.into_inner()).insert(kernel, c.clone());
+        self.map
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(kernel, c.clone());
         c
     }
 }

@@ -41,7 +41,11 @@ fn icmp(g: &mut Gen, pred: &str, bits: u32, a: &str, b: &str) -> String {
 
 fn sel(g: &mut Gen, c: &str, bits: u32, a: &str, b: &str) -> String {
     let r = g.t();
-    g.line(&format!("{r} = select <32 x i1> {c}, {} {a}, {} {b}", vt(bits), vt(bits)));
+    g.line(&format!(
+        "{r} = select <32 x i1> {c}, {} {a}, {} {b}",
+        vt(bits),
+        vt(bits)
+    ));
     r
 }
 
@@ -103,7 +107,11 @@ fn symbol_addr(g: &mut Gen, sym: Symbol, generic: bool) -> Result<String, Unsupp
                     return Ok(g.splat("i64", &v));
                 }
                 Space::Shared => {
-                    let off = if gv.dynamic { g.layout.dynamic_base() } else { g.layout.offsets.get(&id).copied().unwrap_or(0) };
+                    let off = if gv.dynamic {
+                        g.layout.dynamic_base()
+                    } else {
+                        g.layout.offsets.get(&id).copied().unwrap_or(0)
+                    };
                     (Space::Shared, Some(off))
                 }
                 Space::Const => (Space::Const, Some(gv.offset)),
@@ -111,7 +119,10 @@ fn symbol_addr(g: &mut Gen, sym: Symbol, generic: bool) -> Result<String, Unsupp
             }
         }
         Symbol::Local(l) => (Space::Local, Some(g.p.func.locals[l].offset)),
-        Symbol::KernelParam(i) => (Space::Param, Some(g.p.func.params.get(i as usize).map_or(0, |p| p.offset))),
+        Symbol::KernelParam(i) => (
+            Space::Param,
+            Some(g.p.func.params.get(i as usize).map_or(0, |p| p.offset)),
+        ),
         Symbol::Function(_) => return Err(Unsupported("function addresses".into())),
     };
     let c = sc(64, off.unwrap_or(0));
@@ -130,7 +141,11 @@ fn host_addr(g: &mut Gen, a: &Address, space: Space) -> Result<String, Unsupport
         AddrBase::Symbol(s) => symbol_addr(g, s, generic)?,
         AddrBase::None => sc(64, 0),
     };
-    let withoff = if a.offset != 0 { bin(g, "add", 64, &base, &sc(64, a.offset as u64)) } else { base };
+    let withoff = if a.offset != 0 {
+        bin(g, "add", 64, &base, &sc(64, a.offset as u64))
+    } else {
+        base
+    };
     if generic {
         return Ok(withoff);
     }
@@ -156,8 +171,14 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     let ok = g.t();
     g.line(&format!("{ok} = or <32 x i1> {eq}, {nex}"));
     let all = g.t();
-    g.line(&format!("{all} = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> {ok})"));
-    let (lc, lg, lj) = (g.label("ld_contig"), g.label("ld_gather"), g.label("ld_join"));
+    g.line(&format!(
+        "{all} = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> {ok})"
+    ));
+    let (lc, lg, lj) = (
+        g.label("ld_contig"),
+        g.label("ld_gather"),
+        g.label("ld_join"),
+    );
     g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
     g.emit_label(&lc);
     let bp = g.t();
@@ -167,13 +188,18 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lg);
     let ps = g.t();
-    g.line(&format!("{ps} = inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
+    g.line(&format!(
+        "{ps} = inttoptr <32 x i64> {h} to <32 x i{bits}*>"
+    ));
     let v2 = g.t();
     g.line(&format!("{v2} = call {} @llvm.masked.gather.v32i{bits}.v32p0i{bits}(<32 x i{bits}*> {ps}, i32 {size}, <32 x i1> {exec}, {} undef)", vt(bits), vt(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
     let v = g.t();
-    g.line(&format!("{v} = phi {} [ {v1}, %{lc} ], [ {v2}, %{lg} ]", vt(bits)));
+    g.line(&format!(
+        "{v} = phi {} [ {v1}, %{lc} ], [ {v2}, %{lg} ]",
+        vt(bits)
+    ));
     v
 }
 
@@ -189,8 +215,14 @@ fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     let ok = g.t();
     g.line(&format!("{ok} = or <32 x i1> {eq}, {nex}"));
     let all = g.t();
-    g.line(&format!("{all} = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> {ok})"));
-    let (lc, lg, lj) = (g.label("st_contig"), g.label("st_scatter"), g.label("st_join"));
+    g.line(&format!(
+        "{all} = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> {ok})"
+    ));
+    let (lc, lg, lj) = (
+        g.label("st_contig"),
+        g.label("st_scatter"),
+        g.label("st_join"),
+    );
     g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
     g.emit_label(&lc);
     let bp = g.t();
@@ -199,7 +231,9 @@ fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lg);
     let ps = g.t();
-    g.line(&format!("{ps} = inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
+    g.line(&format!(
+        "{ps} = inttoptr <32 x i64> {h} to <32 x i{bits}*>"
+    ));
     g.line(&format!("call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}({} {v}, <32 x i{bits}*> {ps}, i32 {size}, <32 x i1> {exec})", vt(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
@@ -215,7 +249,9 @@ fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
     let need_v = bin(g, "and", 32, &mm, &ls);
     let need_sel = sel(g, exec, 32, &need_v, "zeroinitializer");
     let need = g.t();
-    g.line(&format!("{need} = call i32 @llvm.vector.reduce.or.v32i32(<32 x i32> {need_sel})"));
+    g.line(&format!(
+        "{need} = call i32 @llvm.vector.reduce.or.v32i32(<32 x i32> {need_sel})"
+    ));
     let eb = g.bits_of_mask(exec);
     let neb = g.t();
     g.line(&format!("{neb} = xor i32 {eb}, -1"));
@@ -238,7 +274,13 @@ fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
     need
 }
 
-pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool, succ: Option<u32>) -> R {
+pub(crate) fn emit_inst(
+    g: &mut Gen,
+    inst: &Inst,
+    first: bool,
+    waited: &mut bool,
+    succ: Option<u32>,
+) -> R {
     let exec = exec_mask(g, inst);
     match &inst.kind {
         InstKind::Mov { ty, dst, src } => {
@@ -251,7 +293,15 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
             g.set(*dst, &v, 64, false, &exec);
         }
         InstKind::Int { op, ty, dst, args } => emit_int(g, &inst.kind, *op, *ty, *dst, args, &exec),
-        InstKind::Carry { sub, ty, dst, a, b, carry_in, carry_out } => {
+        InstKind::Carry {
+            sub,
+            ty,
+            dst,
+            a,
+            b,
+            carry_in,
+            carry_out,
+        } => {
             let w = ty.bits();
             let x = g.val(*a, w);
             let y = g.val(*b, w);
@@ -283,7 +333,15 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
                 g.set(*c, &cout, 1, false, &exec);
             }
         }
-        InstKind::Float { op, ty, dst, args, round, ftz, sat } => {
+        InstKind::Float {
+            op,
+            ty,
+            dst,
+            args,
+            round,
+            ftz,
+            sat,
+        } => {
             if !g.float_inline(*op, *ty, *dst, args, *round, *ftz, *sat, &exec) {
                 let bits = ty.bits();
                 let a: Vec<String> = args.iter().map(|v| g.to64(*v, bits)).collect();
@@ -292,7 +350,16 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
                 g.set(*dst, &r, bits, false, &exec);
             }
         }
-        InstKind::Setp { cmp, ty, dst, dst2, a, b, combine, ftz } => {
+        InstKind::Setp {
+            cmp,
+            ty,
+            dst,
+            dst2,
+            a,
+            b,
+            combine,
+            ftz,
+        } => {
             let c = compare(g, *cmp, *ty, *a, *b, *ftz);
             let (r1, r2) = match combine {
                 None => {
@@ -318,7 +385,16 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
                 g.set(*d2, &r2, 1, false, &exec);
             }
         }
-        InstKind::Set { cmp, ty, dst_ty, dst, a, b, combine, ftz } => {
+        InstKind::Set {
+            cmp,
+            ty,
+            dst_ty,
+            dst,
+            a,
+            b,
+            combine,
+            ftz,
+        } => {
             let mut c = compare(g, *cmp, *ty, *a, *b, *ftz);
             if let Some((op, p, neg)) = combine {
                 let pv = g.val(*p, 1);
@@ -331,7 +407,11 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
                 c = bin(g, o, 1, &c, &pv);
             }
             let bits = dst_ty.bits();
-            let one = if *dst_ty == Ty::F32 { sc(32, u64::from(1.0f32.to_bits())) } else { sc(bits, u64::MAX) };
+            let one = if *dst_ty == Ty::F32 {
+                sc(32, u64::from(1.0f32.to_bits()))
+            } else {
+                sc(bits, u64::MAX)
+            };
             let r = sel(g, &c, bits, &one, "zeroinitializer");
             g.set(*dst, &r, bits, false, &exec);
         }
@@ -343,7 +423,15 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
             let r = sel(g, &cv, bits, &x, &y);
             g.set(*dst, &r, bits, false, &exec);
         }
-        InstKind::Slct { ty, cty, dst, a, b, c, ftz } => {
+        InstKind::Slct {
+            ty,
+            cty,
+            dst,
+            a,
+            b,
+            c,
+            ftz,
+        } => {
             let bits = ty.bits();
             let x = g.val(*a, bits);
             let y = g.val(*b, bits);
@@ -378,7 +466,17 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
             let r = g.conv(&r, 64, 1, false);
             g.set(*dst, &r, 1, false, &exec);
         }
-        InstKind::Cvt { dst_ty, src_ty, dst, src, round, ftz, sat } => emit_cvt(g, &inst.kind, *dst_ty, *src_ty, *dst, *src, *round, *ftz, *sat, &exec),
+        InstKind::Cvt {
+            dst_ty,
+            src_ty,
+            dst,
+            src,
+            round,
+            ftz,
+            sat,
+        } => emit_cvt(
+            g, &inst.kind, *dst_ty, *src_ty, *dst, *src, *round, *ftz, *sat, &exec,
+        ),
         InstKind::IsSpace { space, dst, src } => {
             let a = g.val(*src, 64);
             let in_range = |g: &mut Gen, base_idx: usize, len_idx: usize, a: &str| {
@@ -407,7 +505,13 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
             };
             g.set(*dst, &r, 1, false, &exec);
         }
-        InstKind::Cvta { to_generic, space, dst, src, bits } => {
+        InstKind::Cvta {
+            to_generic,
+            space,
+            dst,
+            src,
+            bits,
+        } => {
             let x = g.val(*src, *bits);
             let x = g.conv(&x, *bits, 64, false);
             let r = match space_base(g, *space) {
@@ -423,29 +527,57 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
             let r = g.conv(&r, 64, *bits, false);
             g.set(*dst, &r, *bits, false, &exec);
         }
-        InstKind::Pack { ty, dst, parts, part_bits } => {
+        InstKind::Pack {
+            ty,
+            dst,
+            parts,
+            part_bits,
+        } => {
             let bits = ty.bits();
             let mut acc = "zeroinitializer".to_string();
             for (i, p) in parts.iter().enumerate() {
                 let v = g.val(*p, *part_bits);
                 let v = g.conv(&v, *part_bits, bits, false);
-                let sh = bin(g, "shl", bits, &v, &sc(bits, u64::from(i as u32 * part_bits)));
+                let sh = bin(
+                    g,
+                    "shl",
+                    bits,
+                    &v,
+                    &sc(bits, u64::from(i as u32 * part_bits)),
+                );
                 acc = bin(g, "or", bits, &acc, &sh);
             }
             g.set(*dst, &acc, bits, false, &exec);
         }
-        InstKind::Unpack { ty, dsts, src, part_bits } => {
+        InstKind::Unpack {
+            ty,
+            dsts,
+            src,
+            part_bits,
+        } => {
             let bits = ty.bits();
             let x = g.val(*src, bits);
             for (i, d) in dsts.iter().enumerate() {
                 if let Some(d) = d {
-                    let sh = bin(g, "lshr", bits, &x, &sc(bits, u64::from(i as u32 * part_bits)));
+                    let sh = bin(
+                        g,
+                        "lshr",
+                        bits,
+                        &x,
+                        &sc(bits, u64::from(i as u32 * part_bits)),
+                    );
                     let v = g.conv(&sh, bits, *part_bits, false);
                     g.set(*d, &v, *part_bits, false, &exec);
                 }
             }
         }
-        InstKind::Ld { space, ty, dsts, addr, .. } => {
+        InstKind::Ld {
+            space,
+            ty,
+            dsts,
+            addr,
+            ..
+        } => {
             let bits = ty.bits();
             if uniform_symbol(addr, *space) {
                 // Kernel parameters / constants by name: one scalar load.
@@ -467,7 +599,11 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
             } else {
                 let h = host_addr(g, addr, *space)?;
                 for (i, d) in dsts.iter().enumerate() {
-                    let hi = if i == 0 { h.clone() } else { bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8))) };
+                    let hi = if i == 0 {
+                        h.clone()
+                    } else {
+                        bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)))
+                    };
                     let v = load_elems(g, &hi, bits, &exec);
                     if let Some(d) = d {
                         g.set(*d, &v, bits, ty.is_signed(), &exec);
@@ -475,19 +611,37 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
                 }
             }
         }
-        InstKind::St { space, ty, srcs, addr, .. } => {
+        InstKind::St {
+            space,
+            ty,
+            srcs,
+            addr,
+            ..
+        } => {
             if matches!(space, Space::Param | Space::Const) {
                 return Err(Unsupported("stores to the param or const space".into()));
             }
             let bits = ty.bits();
             let h = host_addr(g, addr, *space)?;
             for (i, s) in srcs.iter().enumerate() {
-                let hi = if i == 0 { h.clone() } else { bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8))) };
+                let hi = if i == 0 {
+                    h.clone()
+                } else {
+                    bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)))
+                };
                 let v = g.val(*s, bits);
                 store_elems(g, &hi, bits, &v, &exec);
             }
         }
-        InstKind::Atom { space, ty, dst, addr, a, b, .. } => {
+        InstKind::Atom {
+            space,
+            ty,
+            dst,
+            addr,
+            a,
+            b,
+            ..
+        } => {
             let h = host_addr(g, addr, *space)?;
             let x = g.to64(*a, ty.bits());
             let y = match b {
@@ -512,7 +666,15 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
             let s = g.splat("i32", &b);
             g.set(*dst, &s, 32, false, &exec);
         }
-        InstKind::Shfl { mode, dst, pred_dst, a, b, c, mask } => {
+        InstKind::Shfl {
+            mode,
+            dst,
+            pred_dst,
+            a,
+            b,
+            c,
+            mask,
+        } => {
             debug_assert!(first);
             let part = collective_gate(g, &exec, *mask);
             let av = g.val(*a, 32);
@@ -553,12 +715,20 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
             let j = sel(g, &ok, 32, &j, &lane);
             // Read lane j's value through a stack buffer.
             let bp = g.t();
-            g.line(&format!("{bp} = bitcast [32 x i32]* %shfl_buf to <32 x i32>*"));
-            g.line(&format!("store <32 x i32> {av}, <32 x i32>* {bp}, align 64"));
+            g.line(&format!(
+                "{bp} = bitcast [32 x i32]* %shfl_buf to <32 x i32>*"
+            ));
+            g.line(&format!(
+                "store <32 x i32> {av}, <32 x i32>* {bp}, align 64"
+            ));
             let base = g.t();
-            g.line(&format!("{base} = getelementptr [32 x i32], [32 x i32]* %shfl_buf, i32 0, i32 0"));
+            g.line(&format!(
+                "{base} = getelementptr [32 x i32], [32 x i32]* %shfl_buf, i32 0, i32 0"
+            ));
             let ptrs = g.t();
-            g.line(&format!("{ptrs} = getelementptr i32, i32* {base}, <32 x i32> {j}"));
+            g.line(&format!(
+                "{ptrs} = getelementptr i32, i32* {base}, <32 x i32> {j}"
+            ));
             let got = g.t();
             g.line(&format!("{got} = call <32 x i32> @llvm.masked.gather.v32i32.v32p0i32(<32 x i32*> {ptrs}, i32 4, <32 x i1> {}, <32 x i32> undef)", sc(1, 1)));
             // A source lane that does not take part gives the caller's own value.
@@ -572,7 +742,13 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
                 g.set(*p, &ok, 1, false, &exec);
             }
         }
-        InstKind::Vote { mode, dst, a, negate, mask } => {
+        InstKind::Vote {
+            mode,
+            dst,
+            a,
+            negate,
+            mask,
+        } => {
             let part = collective_gate(g, &exec, *mask);
             let pv = g.val(*a, 1);
             let pv = if *negate { not1(g, &pv) } else { pv };
@@ -602,7 +778,13 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
                 }
             }
         }
-        InstKind::Redux { op, ty, dst, a, mask } => {
+        InstKind::Redux {
+            op,
+            ty,
+            dst,
+            a,
+            mask,
+        } => {
             let part = collective_gate(g, &exec, *mask);
             let av = g.val(*a, 32);
             let pm = g.mask_of_bits(&part);
@@ -618,7 +800,9 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
             };
             let v = sel(g, &pm, 32, &av, &sc(32, ident));
             let r = g.t();
-            g.line(&format!("{r} = call i32 @llvm.vector.reduce.{red}.v32i32(<32 x i32> {v})"));
+            g.line(&format!(
+                "{r} = call i32 @llvm.vector.reduce.{red}.v32i32(<32 x i32> {v})"
+            ));
             let s = g.splat("i32", &r);
             g.set(*dst, &s, 32, false, &exec);
         }
@@ -628,7 +812,9 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
         InstKind::Bar { .. } => {
             // A barrier is alone in its block: the lanes wait; the others
             // (guard false) go on.
-            let Some(succ) = succ else { return Err(Unsupported("barrier at the end of a block".into())) };
+            let Some(succ) = succ else {
+                return Err(Unsupported("barrier at the end of a block".into()));
+            };
             let eb = g.bits_of_mask(&exec);
             let wb = g.load_scalar("wait_bar", "i32");
             let wb2 = g.t();
@@ -651,14 +837,24 @@ pub(crate) fn emit_inst(g: &mut Gen, inst: &Inst, first: bool, waited: &mut bool
             g.line("br label %dispatch");
             *waited = true;
         }
-        InstKind::Match { .. } | InstKind::Call { .. } | InstKind::CallIndirect { .. } | InstKind::Builtin { .. } | InstKind::Trap => {
-            return Err(Unsupported("instruction not supported by the compiled backend".into()))
+        InstKind::Match { .. }
+        | InstKind::Call { .. }
+        | InstKind::CallIndirect { .. }
+        | InstKind::Builtin { .. }
+        | InstKind::Trap => {
+            return Err(Unsupported(
+                "instruction not supported by the compiled backend".into(),
+            ))
         }
     }
     Ok(())
 }
 
 /// next = target for the lanes of the group.
+pub(crate) fn set_next_pub(g: &mut Gen, target: &str) {
+    set_next(g, target)
+}
+
 fn set_next(g: &mut Gen, target: &str) {
     let mask = g.load_scalar("mask", "<32 x i1>");
     let next = g.load_scalar("next", "<32 x i32>");
@@ -682,7 +878,12 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
             set_next(g, &sc(32, u64::from(id)));
             g.line("br label %dispatch");
         }
-        Some(Terminator::Branch { pred, negate, then, els }) => {
+        Some(Terminator::Branch {
+            pred,
+            negate,
+            then,
+            els,
+        }) => {
             let (ti, ei) = (id_of[then.0 as usize], id_of[els.0 as usize]);
             let pv = g.val(Value::Reg(*pred), 1);
             let pv = if *negate { not1(g, &pv) } else { pv };
@@ -745,7 +946,11 @@ fn special(g: &mut Gen, s: Special) -> (String, u32) {
         Special::SmId => (env_i32(g, env::SMID), 32),
         Special::NSmId => (env_i32(g, env::NSMID), 32),
         Special::GridId => (sc(32, 1), 32),
-        Special::LaneMaskEq | Special::LaneMaskLe | Special::LaneMaskLt | Special::LaneMaskGe | Special::LaneMaskGt => {
+        Special::LaneMaskEq
+        | Special::LaneMaskLe
+        | Special::LaneMaskLt
+        | Special::LaneMaskGe
+        | Special::LaneMaskGt => {
             let one = sc(32, 1);
             let eq = bin(g, "shl", 32, &one, &iota(32));
             let lt = bin(g, "sub", 32, &eq, &one);
@@ -838,10 +1043,34 @@ fn compare(g: &mut Gen, cmp: CmpOp, ty: Ty, a: Value, b: Value, ftz: bool) -> St
     let p = match cmp {
         CmpOp::Eq | CmpOp::Equ => "eq",
         CmpOp::Ne | CmpOp::Neu => "ne",
-        CmpOp::Lt | CmpOp::Ltu => if s { "slt" } else { "ult" },
-        CmpOp::Le | CmpOp::Leu => if s { "sle" } else { "ule" },
-        CmpOp::Gt | CmpOp::Gtu => if s { "sgt" } else { "ugt" },
-        CmpOp::Ge | CmpOp::Geu => if s { "sge" } else { "uge" },
+        CmpOp::Lt | CmpOp::Ltu => {
+            if s {
+                "slt"
+            } else {
+                "ult"
+            }
+        }
+        CmpOp::Le | CmpOp::Leu => {
+            if s {
+                "sle"
+            } else {
+                "ule"
+            }
+        }
+        CmpOp::Gt | CmpOp::Gtu => {
+            if s {
+                "sgt"
+            } else {
+                "ugt"
+            }
+        }
+        CmpOp::Ge | CmpOp::Geu => {
+            if s {
+                "sge"
+            } else {
+                "uge"
+            }
+        }
         CmpOp::Lo => "ult",
         CmpOp::Ls => "ule",
         CmpOp::Hi => "ugt",
@@ -891,7 +1120,13 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
                     return;
                 }
                 _ => {
-                    let hi = bin(g, if signed { "ashr" } else { "lshr" }, bits * 2, &p, &sc(bits * 2, u64::from(bits)));
+                    let hi = bin(
+                        g,
+                        if signed { "ashr" } else { "lshr" },
+                        bits * 2,
+                        &p,
+                        &sc(bits * 2, u64::from(bits)),
+                    );
                     let h = g.conv(&hi, bits * 2, bits, false);
                     if op == IntOp::MadHi {
                         let z = a(g, 2, bits);
@@ -919,8 +1154,28 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
             let bad0 = bin(g, "or", 1, &zero, &ovf);
             let bad = bin(g, "or", 1, &bad0, &nexec);
             let ysafe = sel(g, &bad, bits, &sc(bits, 1), &y);
-            let q = bin(g, if op == IntOp::Div { if signed { "sdiv" } else { "udiv" } } else if signed { "srem" } else { "urem" }, bits, &x, &ysafe);
-            let (on_zero, on_ovf) = if op == IntOp::Div { (sc(bits, u64::MAX), sc(bits, minv)) } else { (x.clone(), "zeroinitializer".to_string()) };
+            let q = bin(
+                g,
+                if op == IntOp::Div {
+                    if signed {
+                        "sdiv"
+                    } else {
+                        "udiv"
+                    }
+                } else if signed {
+                    "srem"
+                } else {
+                    "urem"
+                },
+                bits,
+                &x,
+                &ysafe,
+            );
+            let (on_zero, on_ovf) = if op == IntOp::Div {
+                (sc(bits, u64::MAX), sc(bits, minv))
+            } else {
+                (x.clone(), "zeroinitializer".to_string())
+            };
             let q1 = sel(g, &ovf, bits, &on_ovf, &q);
             sel(g, &zero, bits, &on_zero, &q1)
         }
@@ -947,7 +1202,17 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
         }
         IntOp::And | IntOp::Or | IntOp::Xor => {
             let (x, y) = (a(g, 0, bits), a(g, 1, bits));
-            bin(g, match op { IntOp::And => "and", IntOp::Or => "or", _ => "xor" }, bits, &x, &y)
+            bin(
+                g,
+                match op {
+                    IntOp::And => "and",
+                    IntOp::Or => "or",
+                    _ => "xor",
+                },
+                bits,
+                &x,
+                &y,
+            )
         }
         IntOp::Not => {
             let x = a(g, 0, bits);
@@ -987,9 +1252,17 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
             let x = a(g, 0, bits);
             let r = g.t();
             if op == IntOp::Popc {
-                g.line(&format!("{r} = call {} @llvm.ctpop.v32i{bits}({} {x})", vt(bits), vt(bits)));
+                g.line(&format!(
+                    "{r} = call {} @llvm.ctpop.v32i{bits}({} {x})",
+                    vt(bits),
+                    vt(bits)
+                ));
             } else {
-                g.line(&format!("{r} = call {} @llvm.ctlz.v32i{bits}({} {x}, i1 false)", vt(bits), vt(bits)));
+                g.line(&format!(
+                    "{r} = call {} @llvm.ctlz.v32i{bits}({} {x}, i1 false)",
+                    vt(bits),
+                    vt(bits)
+                ));
             }
             let r32 = g.conv(&r, bits, 32, false);
             g.set(dst, &r32, 32, false, exec);
@@ -998,7 +1271,11 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
         IntOp::Brev => {
             let x = a(g, 0, bits);
             let r = g.t();
-            g.line(&format!("{r} = call {} @llvm.bitreverse.v32i{bits}({} {x})", vt(bits), vt(bits)));
+            g.line(&format!(
+                "{r} = call {} @llvm.bitreverse.v32i{bits}({} {x})",
+                vt(bits),
+                vt(bits)
+            ));
             r
         }
         IntOp::Lop3(lut) if bits == 32 => {
@@ -1047,7 +1324,18 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
 }
 
 #[allow(clippy::too_many_arguments)]
-fn emit_cvt(g: &mut Gen, kind: &InstKind, dst_ty: Ty, src_ty: Ty, dst: Reg, src: Value, round: Option<CvtRound>, ftz: bool, sat: bool, exec: &str) {
+fn emit_cvt(
+    g: &mut Gen,
+    kind: &InstKind,
+    dst_ty: Ty,
+    src_ty: Ty,
+    dst: Reg,
+    src: Value,
+    round: Option<CvtRound>,
+    ftz: bool,
+    sat: bool,
+    exec: &str,
+) {
     let (db, sb) = (dst_ty.bits(), src_ty.bits());
     // Integer to integer.
     if !dst_ty.is_float() && !src_ty.is_float() && !sat {
@@ -1058,10 +1346,18 @@ fn emit_cvt(g: &mut Gen, kind: &InstKind, dst_ty: Ty, src_ty: Ty, dst: Reg, src:
     }
     // Float to int, round to integral then saturate (NaN -> 0 or, from
     // f64 or to 64 bits, the sign bit alone, as the PTX ISA says).
-    if matches!(src_ty, Ty::F32 | Ty::F64) && !dst_ty.is_float() && matches!(db, 32 | 64) && !(ftz && src_ty == Ty::F32 && false) {
+    if matches!(src_ty, Ty::F32 | Ty::F64)
+        && !dst_ty.is_float()
+        && matches!(db, 32 | 64)
+        && !(ftz && src_ty == Ty::F32 && false)
+    {
         let f = g.fval(src, src_ty);
         let f = if ftz { g.ftz(&f, src_ty) } else { f };
-        let sfx = if src_ty == Ty::F64 { "v32f64" } else { "v32f32" };
+        let sfx = if src_ty == Ty::F64 {
+            "v32f64"
+        } else {
+            "v32f32"
+        };
         let ft = format!("<32 x {}>", fty_of(src_ty));
         let rf = match round {
             Some(CvtRound::Int(Round::Nearest)) => "roundeven",
@@ -1071,10 +1367,21 @@ fn emit_cvt(g: &mut Gen, kind: &InstKind, dst_ty: Ty, src_ty: Ty, dst: Reg, src:
         };
         let rr = g.t();
         g.line(&format!("{rr} = call {ft} @llvm.{rf}.{sfx}({ft} {f})"));
-        let conv = if dst_ty.is_signed() { "fptosi" } else { "fptoui" };
+        let conv = if dst_ty.is_signed() {
+            "fptosi"
+        } else {
+            "fptoui"
+        };
         let r = g.t();
-        g.line(&format!("{r} = call {} @llvm.{conv}.sat.v32i{db}.{sfx}({ft} {rr})", vt(db)));
-        let nan_val = if src_ty == Ty::F64 || db == 64 { 1u64 << (db - 1) } else { 0 };
+        g.line(&format!(
+            "{r} = call {} @llvm.{conv}.sat.v32i{db}.{sfx}({ft} {rr})",
+            vt(db)
+        ));
+        let nan_val = if src_ty == Ty::F64 || db == 64 {
+            1u64 << (db - 1)
+        } else {
+            0
+        };
         let r = if nan_val != 0 {
             let isn = g.t();
             g.line(&format!("{isn} = fcmp uno {ft} {f}, {f}"));
@@ -1086,23 +1393,54 @@ fn emit_cvt(g: &mut Gen, kind: &InstKind, dst_ty: Ty, src_ty: Ty, dst: Reg, src:
         return;
     }
     // Int to float, round to nearest.
-    if !src_ty.is_float() && matches!(dst_ty, Ty::F32 | Ty::F64) && matches!(round, None | Some(CvtRound::Float(Round::Nearest))) && !sat {
+    if !src_ty.is_float()
+        && matches!(dst_ty, Ty::F32 | Ty::F64)
+        && matches!(round, None | Some(CvtRound::Float(Round::Nearest)))
+        && !sat
+    {
         let x = g.val(src, sb);
-        let op = if src_ty.is_signed() { "sitofp" } else { "uitofp" };
+        let op = if src_ty.is_signed() {
+            "sitofp"
+        } else {
+            "uitofp"
+        };
         let f = g.t();
-        g.line(&format!("{f} = {op} {} {x} to <32 x {}>", vt(sb), fty_of(dst_ty)));
+        g.line(&format!(
+            "{f} = {op} {} {x} to <32 x {}>",
+            vt(sb),
+            fty_of(dst_ty)
+        ));
         g.fset(dst, &f, dst_ty, exec);
         return;
     }
     // f32 <-> f64, nearest.
-    if matches!((dst_ty, src_ty), (Ty::F64, Ty::F32) | (Ty::F32, Ty::F64)) && matches!(round, None | Some(CvtRound::Float(Round::Nearest))) && !sat {
+    if matches!((dst_ty, src_ty), (Ty::F64, Ty::F32) | (Ty::F32, Ty::F64))
+        && matches!(round, None | Some(CvtRound::Float(Round::Nearest)))
+        && !sat
+    {
         let f = g.fval(src, src_ty);
-        let f = if ftz && src_ty == Ty::F32 { g.ftz(&f, Ty::F32) } else { f };
+        let f = if ftz && src_ty == Ty::F32 {
+            g.ftz(&f, Ty::F32)
+        } else {
+            f
+        };
         let r = g.t();
-        let op = if dst_ty == Ty::F64 { "fpext" } else { "fptrunc" };
-        g.line(&format!("{r} = {op} <32 x {}> {f} to <32 x {}>", fty_of(src_ty), fty_of(dst_ty)));
+        let op = if dst_ty == Ty::F64 {
+            "fpext"
+        } else {
+            "fptrunc"
+        };
+        g.line(&format!(
+            "{r} = {op} <32 x {}> {f} to <32 x {}>",
+            fty_of(src_ty),
+            fty_of(dst_ty)
+        ));
         let r = g.canon(&r, dst_ty);
-        let r = if ftz && dst_ty == Ty::F32 { g.ftz(&r, Ty::F32) } else { r };
+        let r = if ftz && dst_ty == Ty::F32 {
+            g.ftz(&r, Ty::F32)
+        } else {
+            r
+        };
         g.fset(dst, &r, dst_ty, exec);
         return;
     }

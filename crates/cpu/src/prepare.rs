@@ -22,7 +22,11 @@ pub struct Prepared {
 fn is_sync_point(k: &InstKind) -> bool {
     matches!(
         k,
-        InstKind::Shfl { .. } | InstKind::Vote { .. } | InstKind::Redux { .. } | InstKind::WarpSync { .. } | InstKind::Bar { .. }
+        InstKind::Shfl { .. }
+            | InstKind::Vote { .. }
+            | InstKind::Redux { .. }
+            | InstKind::WarpSync { .. }
+            | InstKind::Bar { .. }
     )
 }
 
@@ -30,13 +34,18 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
     for b in f.blocks.values() {
         for i in &b.insts {
             let what = match &i.kind {
-                InstKind::Call { .. } | InstKind::CallIndirect { .. } => Some("calls of device functions"),
+                InstKind::Call { .. } | InstKind::CallIndirect { .. } => {
+                    Some("calls of device functions")
+                }
                 InstKind::Builtin { .. } => Some("printf/assert"),
                 InstKind::Match { .. } => Some("match.sync"),
                 InstKind::Bar { kind, count, .. } if *kind != BarKind::Sync || count.is_some() => {
                     Some("bar.arrive, bar.red and barriers with thread counts")
                 }
-                InstKind::AddrOf { sym: Symbol::Function(_), .. } => Some("function addresses"),
+                InstKind::AddrOf {
+                    sym: Symbol::Function(_),
+                    ..
+                } => Some("function addresses"),
                 InstKind::Trap => Some("trap"),
                 _ => None,
             };
@@ -45,7 +54,11 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
             }
         }
     }
-    if m.globals.values().any(|g| g.relocs.iter().any(|r| matches!(r.target, RelocTarget::Function(_)))) {
+    if m.globals.values().any(|g| {
+        g.relocs
+            .iter()
+            .any(|r| matches!(r.target, RelocTarget::Function(_)))
+    }) {
         return Err(Unsupported("function-pointer tables".into()));
     }
     Ok(())
@@ -69,7 +82,9 @@ pub fn prepare(m: &Module, kernel: FuncId) -> Result<Prepared, Unsupported> {
             // alone in a block that jumps to the rest).
             let split = insts.iter().enumerate().position(|(i, inst)| {
                 (i > 0 && is_sync_point(&inst.kind))
-                    || (i == 0 && matches!(inst.kind, InstKind::Bar { .. }) && (insts.len() > 1 || !ends_in_jump))
+                    || (i == 0
+                        && matches!(inst.kind, InstKind::Bar { .. })
+                        && (insts.len() > 1 || !ends_in_jump))
             });
             let Some(mut at) = split else { break };
             if at == 0 {
@@ -77,7 +92,11 @@ pub fn prepare(m: &Module, kernel: FuncId) -> Result<Prepared, Unsupported> {
             }
             let tail: Vec<Inst> = func.blocks[cur].insts.split_off(at);
             let term = func.blocks[cur].term.take();
-            let next = func.blocks.push(Block { name: None, insts: tail, term });
+            let next = func.blocks.push(Block {
+                name: None,
+                insts: tail,
+                term,
+            });
             func.blocks[cur].term = Some(Terminator::Jump(next));
             order.push(next);
             cur = next;

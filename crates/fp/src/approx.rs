@@ -73,7 +73,11 @@ pub fn sqrt_approx_f32(x: f32, ftz: bool) -> f32 {
 pub fn rsqrt_approx_f32(x: f32, ftz: bool) -> f32 {
     let x = pre(x, ftz);
     if x == 0.0 {
-        return if x.is_sign_negative() { f32::NEG_INFINITY } else { f32::INFINITY };
+        return if x.is_sign_negative() {
+            f32::NEG_INFINITY
+        } else {
+            f32::INFINITY
+        };
     }
     post((1.0 / (x as f64).sqrt()) as f32, ftz)
 }
@@ -170,7 +174,11 @@ pub fn rsqrt_approx_f64(x: f64) -> f64 {
         return f64::from_bits(crate::arith::CANONICAL_NAN_F64);
     }
     if x == 0.0 {
-        return if x.is_sign_negative() { f64::NEG_INFINITY } else { f64::INFINITY };
+        return if x.is_sign_negative() {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
     }
     1.0 / x.sqrt()
 }

@@ -104,7 +104,12 @@ pub fn add_f32(a: f32, b: f32, r: Rounding, ftz: bool) -> f32 {
     let (a, b) = (pre32(a, ftz), pre32(b, ftz));
     let d = match r {
         Rounding::Nearest => a + b,
-        _ => soft32(soft::add(Format::F32, a.to_bits() as u64, b.to_bits() as u64, r)),
+        _ => soft32(soft::add(
+            Format::F32,
+            a.to_bits() as u64,
+            b.to_bits() as u64,
+            r,
+        )),
     };
     post32(d, ftz)
 }
@@ -114,7 +119,12 @@ pub fn sub_f32(a: f32, b: f32, r: Rounding, ftz: bool) -> f32 {
     let (a, b) = (pre32(a, ftz), pre32(b, ftz));
     let d = match r {
         Rounding::Nearest => a - b,
-        _ => soft32(soft::sub(Format::F32, a.to_bits() as u64, b.to_bits() as u64, r)),
+        _ => soft32(soft::sub(
+            Format::F32,
+            a.to_bits() as u64,
+            b.to_bits() as u64,
+            r,
+        )),
     };
     post32(d, ftz)
 }
@@ -124,7 +134,12 @@ pub fn mul_f32(a: f32, b: f32, r: Rounding, ftz: bool) -> f32 {
     let (a, b) = (pre32(a, ftz), pre32(b, ftz));
     let d = match r {
         Rounding::Nearest => a * b,
-        _ => soft32(soft::mul(Format::F32, a.to_bits() as u64, b.to_bits() as u64, r)),
+        _ => soft32(soft::mul(
+            Format::F32,
+            a.to_bits() as u64,
+            b.to_bits() as u64,
+            r,
+        )),
     };
     post32(d, ftz)
 }
@@ -150,7 +165,12 @@ pub fn div_f32(a: f32, b: f32, r: Rounding, ftz: bool) -> f32 {
     let (a, b) = (pre32(a, ftz), pre32(b, ftz));
     let d = match r {
         Rounding::Nearest => a / b,
-        _ => soft32(soft::div(Format::F32, a.to_bits() as u64, b.to_bits() as u64, r)),
+        _ => soft32(soft::div(
+            Format::F32,
+            a.to_bits() as u64,
+            b.to_bits() as u64,
+            r,
+        )),
     };
     post32(d, ftz)
 }
@@ -222,7 +242,13 @@ pub fn fma_f64(a: f64, b: f64, c: f64, r: Rounding) -> f64 {
     }
     let d = match r {
         Rounding::Nearest => a.mul_add(b, c),
-        _ => soft64(soft::fma(Format::F64, a.to_bits(), b.to_bits(), c.to_bits(), r)),
+        _ => soft64(soft::fma(
+            Format::F64,
+            a.to_bits(),
+            b.to_bits(),
+            c.to_bits(),
+            r,
+        )),
     };
     canon_f64(d)
 }

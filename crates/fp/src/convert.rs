@@ -84,9 +84,17 @@ pub fn float_to_int_ex(
     bits: u32,
 ) -> u64 {
     debug_assert!(matches!(bits, 8 | 16 | 32 | 64));
-    let mask: u64 = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let mask: u64 = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     if x.is_nan() {
-        return if src != FloatSrc::F64 && bits != 64 { 0 } else { 1u64 << (bits - 1) };
+        return if src != FloatSrc::F64 && bits != 64 {
+            0
+        } else {
+            1u64 << (bits - 1)
+        };
     }
     let x = if ftz && src == FloatSrc::F32 && x != 0.0 && x.abs() < f32::MIN_POSITIVE as f64 {
         0.0
@@ -117,8 +125,19 @@ pub fn float_to_int_ex(
 /// handling and the NaN rule for non-f64 sources, otherwise the source is
 /// taken to be `.f64`. For f16/bf16 sources use [`float_to_int_ex`] or
 /// [`crate::half::f16_to_int`].
-pub fn float_to_int(x: f64, src_is_f32: bool, r: Rounding, ftz: bool, signed: bool, bits: u32) -> u64 {
-    let src = if src_is_f32 { FloatSrc::F32 } else { FloatSrc::F64 };
+pub fn float_to_int(
+    x: f64,
+    src_is_f32: bool,
+    r: Rounding,
+    ftz: bool,
+    signed: bool,
+    bits: u32,
+) -> u64 {
+    let src = if src_is_f32 {
+        FloatSrc::F32
+    } else {
+        FloatSrc::F64
+    };
     float_to_int_ex(x, src, r, ftz, signed, bits)
 }
 

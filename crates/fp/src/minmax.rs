@@ -51,8 +51,18 @@ pub fn max_f32(a: f32, b: f32, ftz: bool, nan: bool) -> f32 {
 }
 
 fn mm32(a: f32, b: f32, ftz: bool, nan: bool, want_max: bool) -> f32 {
-    let (a, b) = if ftz { (flush_f32(a), flush_f32(b)) } else { (a, b) };
-    let d = minmax_bits(Format::F32, a.to_bits() as u64, b.to_bits() as u64, nan, want_max);
+    let (a, b) = if ftz {
+        (flush_f32(a), flush_f32(b))
+    } else {
+        (a, b)
+    };
+    let d = minmax_bits(
+        Format::F32,
+        a.to_bits() as u64,
+        b.to_bits() as u64,
+        nan,
+        want_max,
+    );
     f32::from_bits(d as u32)
 }
 
@@ -67,7 +77,11 @@ pub fn max_xorsign_abs_f32(a: f32, b: f32, ftz: bool, nan: bool) -> f32 {
 }
 
 fn xorsign_abs32(a: f32, b: f32, ftz: bool, nan: bool, want_max: bool) -> f32 {
-    let (a, b) = if ftz { (flush_f32(a), flush_f32(b)) } else { (a, b) };
+    let (a, b) = if ftz {
+        (flush_f32(a), flush_f32(b))
+    } else {
+        (a, b)
+    };
     let s = (a.to_bits() ^ b.to_bits()) & 0x8000_0000;
     let d = mm32(a.abs(), b.abs(), false, nan, want_max);
     if d.is_nan() {
@@ -79,12 +93,24 @@ fn xorsign_abs32(a: f32, b: f32, ftz: bool, nan: bool, want_max: bool) -> f32 {
 
 /// `min.f64` (no `.ftz` / `.NaN` in PTX for f64). Both NaN -> canonical NaN.
 pub fn min_f64(a: f64, b: f64) -> f64 {
-    f64::from_bits(minmax_bits(Format::F64, a.to_bits(), b.to_bits(), false, false))
+    f64::from_bits(minmax_bits(
+        Format::F64,
+        a.to_bits(),
+        b.to_bits(),
+        false,
+        false,
+    ))
 }
 
 /// `max.f64`.
 pub fn max_f64(a: f64, b: f64) -> f64 {
-    f64::from_bits(minmax_bits(Format::F64, a.to_bits(), b.to_bits(), false, true))
+    f64::from_bits(minmax_bits(
+        Format::F64,
+        a.to_bits(),
+        b.to_bits(),
+        false,
+        true,
+    ))
 }
 
 /// min/max for f64 with the `.NaN` rule available (for completeness).

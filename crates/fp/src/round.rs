@@ -33,16 +33,31 @@ pub struct Format {
 
 impl Format {
     /// IEEE binary16.
-    pub const F16: Format = Format { frac_bits: 10, exp_bits: 5 };
+    pub const F16: Format = Format {
+        frac_bits: 10,
+        exp_bits: 5,
+    };
     /// bfloat16.
-    pub const BF16: Format = Format { frac_bits: 7, exp_bits: 8 };
+    pub const BF16: Format = Format {
+        frac_bits: 7,
+        exp_bits: 8,
+    };
     /// IEEE binary32.
-    pub const F32: Format = Format { frac_bits: 23, exp_bits: 8 };
+    pub const F32: Format = Format {
+        frac_bits: 23,
+        exp_bits: 8,
+    };
     /// IEEE binary64.
-    pub const F64: Format = Format { frac_bits: 52, exp_bits: 11 };
+    pub const F64: Format = Format {
+        frac_bits: 52,
+        exp_bits: 11,
+    };
     /// The "1.11.20" format of the upper word of an f64, used by
     /// `rcp.approx.ftz.f64` / `rsqrt.approx.ftz.f64`.
-    pub const F64_HI: Format = Format { frac_bits: 20, exp_bits: 11 };
+    pub const F64_HI: Format = Format {
+        frac_bits: 20,
+        exp_bits: 11,
+    };
 
     /// Total width in bits.
     pub const fn width(self) -> u32 {
@@ -151,7 +166,11 @@ pub fn unpack(fmt: Format, bits: u64) -> Class {
         if f == 0 {
             Class::Zero(sign)
         } else {
-            Class::Finite { sign, mant: f, exp: fmt.emin() - fmt.frac_bits as i32 }
+            Class::Finite {
+                sign,
+                mant: f,
+                exp: fmt.emin() - fmt.frac_bits as i32,
+            }
         }
     } else {
         Class::Finite {
@@ -193,7 +212,11 @@ pub fn round_pack(fmt: Format, sign: bool, mant: u128, exp: i32, sticky: bool, r
     } else if shift > 128 {
         (0, false, true)
     } else if shift == 128 {
-        (0, mant >> 127 == 1, (mant & ((1u128 << 127) - 1)) != 0 || sticky)
+        (
+            0,
+            mant >> 127 == 1,
+            (mant & ((1u128 << 127) - 1)) != 0 || sticky,
+        )
     } else {
         let s = shift as u32;
         (

@@ -80,8 +80,16 @@ pub fn add(fmt: Format, a: u64, b: u64, r: Rounding) -> u64 {
         (Class::Zero(_), _) => b,
         (_, Class::Zero(_)) => a,
         (
-            Class::Finite { sign: sa, mant: ma, exp: ea },
-            Class::Finite { sign: sb, mant: mb, exp: eb },
+            Class::Finite {
+                sign: sa,
+                mant: ma,
+                exp: ea,
+            },
+            Class::Finite {
+                sign: sb,
+                mant: mb,
+                exp: eb,
+            },
         ) => match add_exact(sa, ma as u128, ea, sb, mb as u128, eb) {
             None => fmt.zero(r == Rounding::Down),
             Some((s, m, e, st)) => round_pack(fmt, s, m, e, st, r),
@@ -104,9 +112,14 @@ pub fn mul(fmt: Format, a: u64, b: u64, r: Rounding) -> u64 {
         (Class::Inf(_), Class::Zero(_)) | (Class::Zero(_), Class::Inf(_)) => fmt.canonical_nan(),
         (Class::Inf(_), _) | (_, Class::Inf(_)) => fmt.inf(s),
         (Class::Zero(_), _) | (_, Class::Zero(_)) => fmt.zero(s),
-        (Class::Finite { mant: ma, exp: ea, .. }, Class::Finite { mant: mb, exp: eb, .. }) => {
-            round_pack(fmt, s, ma as u128 * mb as u128, ea + eb, false, r)
-        }
+        (
+            Class::Finite {
+                mant: ma, exp: ea, ..
+            },
+            Class::Finite {
+                mant: mb, exp: eb, ..
+            },
+        ) => round_pack(fmt, s, ma as u128 * mb as u128, ea + eb, false, r),
     }
 }
 
@@ -142,21 +155,28 @@ pub fn fma(fmt: Format, a: u64, b: u64, c: u64, r: Rounding) -> u64 {
         };
     }
     let (ma, ea, mb, eb) = match (ua, ub) {
-        (Class::Finite { mant: ma, exp: ea, .. }, Class::Finite { mant: mb, exp: eb, .. }) => {
-            (ma, ea, mb, eb)
-        }
+        (
+            Class::Finite {
+                mant: ma, exp: ea, ..
+            },
+            Class::Finite {
+                mant: mb, exp: eb, ..
+            },
+        ) => (ma, ea, mb, eb),
         _ => unreachable!(),
     };
     let mp = ma as u128 * mb as u128;
     let ep = ea + eb;
     match uc {
         Class::Zero(_) => round_pack(fmt, sp, mp, ep, false, r),
-        Class::Finite { sign: sc, mant: mc, exp: ec } => {
-            match add_exact(sp, mp, ep, sc, mc as u128, ec) {
-                None => fmt.zero(r == Rounding::Down),
-                Some((s, m, e, st)) => round_pack(fmt, s, m, e, st, r),
-            }
-        }
+        Class::Finite {
+            sign: sc,
+            mant: mc,
+            exp: ec,
+        } => match add_exact(sp, mp, ep, sc, mc as u128, ec) {
+            None => fmt.zero(r == Rounding::Down),
+            Some((s, m, e, st)) => round_pack(fmt, s, m, e, st, r),
+        },
         _ => unreachable!(),
     }
 }
@@ -171,7 +191,14 @@ pub fn div(fmt: Format, a: u64, b: u64, r: Rounding) -> u64 {
         (_, Class::Inf(_)) => fmt.zero(s),
         (_, Class::Zero(_)) => fmt.inf(s),
         (Class::Zero(_), _) => fmt.zero(s),
-        (Class::Finite { mant: ma, exp: ea, .. }, Class::Finite { mant: mb, exp: eb, .. }) => {
+        (
+            Class::Finite {
+                mant: ma, exp: ea, ..
+            },
+            Class::Finite {
+                mant: mb, exp: eb, ..
+            },
+        ) => {
             // Normalise both mantissas to 64 bits (leading bit 63).
             let sa = ma.leading_zeros();
             let sb = mb.leading_zeros();
@@ -220,7 +247,11 @@ pub fn sqrt(fmt: Format, a: u64, r: Rounding) -> u64 {
         Class::Inf(false) => a,
         Class::Inf(true) => fmt.canonical_nan(),
         Class::Finite { sign: true, .. } => fmt.canonical_nan(),
-        Class::Finite { sign: false, mant, exp } => {
+        Class::Finite {
+            sign: false,
+            mant,
+            exp,
+        } => {
             let bl = 128 - (mant as u128).leading_zeros() as i32;
             let mut sh = 125 - bl;
             if (exp - sh).rem_euclid(2) != 0 {

@@ -4,14 +4,20 @@ use proptest::prelude::*;
 use warpfold_fp::*;
 
 fn cfg(n: u32) -> ProptestConfig {
-    ProptestConfig { cases: n, failure_persistence: None, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: n,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
 
 /// Distance in ulps between f32 `got` and the real `want` (f64), measured in
 /// units of the f32 spacing at `want`.
 fn ulps(got: f32, want: f64) -> f64 {
     let w = want as f32; // neighbour of want
-    let ulp = if w.abs() == 0.0 { f32::from_bits(1) as f64 } else {
+    let ulp = if w.abs() == 0.0 {
+        f32::from_bits(1) as f64
+    } else {
         let b = w.abs().to_bits();
         (f32::from_bits(b + 1) as f64 - f32::from_bits(b) as f64).min(f32::MAX as f64)
     };

@@ -16,7 +16,11 @@ use Rounding::*;
 const MODES: [Rounding; 4] = [Nearest, Zero, Down, Up];
 
 fn cfg(n: u32) -> ProptestConfig {
-    ProptestConfig { cases: n, failure_persistence: None, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: n,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
 
 // ---------- value generators ----------
@@ -136,9 +140,10 @@ fn same32(got: f32, want: f32) -> bool {
         || got.to_bits() == want.to_bits()
 }
 fn same64(got: f64, want: f64) -> bool {
-    (got.is_nan() && want.is_nan()) || (got == 0.0 && want == 0.0) || got.to_bits() == want.to_bits()
+    (got.is_nan() && want.is_nan())
+        || (got == 0.0 && want == 0.0)
+        || got.to_bits() == want.to_bits()
 }
-
 
 fn s32(bits: u64) -> f32 {
     f32::from_bits(bits as u32)
@@ -368,7 +373,11 @@ impl Table {
         }
         vals.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
         let bias = (1 << (fmt.exp_bits - 1)) - 1;
-        Table { fmt, vals, big: 2f64.powi(bias + 1) }
+        Table {
+            fmt,
+            vals,
+            big: 2f64.powi(bias + 1),
+        }
     }
     /// Correct rounding of the exact value s + e (|e| tiny w.r.t. the
     /// format's spacing near s) into the format.
@@ -381,35 +390,76 @@ impl Table {
         let i = self.vals.partition_point(|v| v.0 <= s); // first > s
         let (lo, hi): (f64, f64);
         let at = |k: isize| -> f64 {
-            if k < 0 { -self.big } else if k as usize >= self.vals.len() { self.big } else { self.vals[k as usize].0 }
+            if k < 0 {
+                -self.big
+            } else if k as usize >= self.vals.len() {
+                self.big
+            } else {
+                self.vals[k as usize].0
+            }
         };
         let k = i as isize - 1; // last <= s
         if k >= 0 && at(k) == s {
-            if e > 0.0 { lo = s; hi = at(k + 1); }
-            else if e < 0.0 { lo = at(k - 1); hi = s; }
-            else { lo = s; hi = s; }
-        } else { lo = at(k); hi = at(k + 1); }
+            if e > 0.0 {
+                lo = s;
+                hi = at(k + 1);
+            } else if e < 0.0 {
+                lo = at(k - 1);
+                hi = s;
+            } else {
+                lo = s;
+                hi = s;
+            }
+        } else {
+            lo = at(k);
+            hi = at(k + 1);
+        }
         let pick = |v: f64| -> u16 {
-            if v >= self.big { self.fmt.inf(false) as u16 }
-            else if v <= -self.big { self.fmt.inf(true) as u16 }
-            else if v == 0.0 { if x_sign_neg { 0x8000 } else { 0 } }
-            else { self.vals[self.vals.partition_point(|t| t.0 < v)].1 }
+            if v >= self.big {
+                self.fmt.inf(false) as u16
+            } else if v <= -self.big {
+                self.fmt.inf(true) as u16
+            } else if v == 0.0 {
+                if x_sign_neg {
+                    0x8000
+                } else {
+                    0
+                }
+            } else {
+                self.vals[self.vals.partition_point(|t| t.0 < v)].1
+            }
         };
-        if lo == hi { return pick(lo); }
+        if lo == hi {
+            return pick(lo);
+        }
         let want = match r {
             Down => lo,
             Up => hi,
-            Zero => if lo >= 0.0 { lo } else { hi },
+            Zero => {
+                if lo >= 0.0 {
+                    lo
+                } else {
+                    hi
+                }
+            }
             Nearest => {
                 let m = (lo + hi) / 2.0;
-                let c = if s != m { s.partial_cmp(&m).unwrap() } else { sgn(e) };
+                let c = if s != m {
+                    s.partial_cmp(&m).unwrap()
+                } else {
+                    sgn(e)
+                };
                 match c {
                     Ordering::Less => lo,
                     Ordering::Greater => hi,
                     Ordering::Equal => {
                         // tie: even mantissa; ±big counts as even
                         let lo_b = if lo.abs() >= self.big { 0 } else { pick(lo) };
-                        if lo_b & 1 == 0 { lo } else { hi }
+                        if lo_b & 1 == 0 {
+                            lo
+                        } else {
+                            hi
+                        }
                     }
                 }
             }
@@ -419,7 +469,9 @@ impl Table {
 }
 
 fn same16(fmt: Format, got: u16, want: u16) -> bool {
-    (fmt.is_nan(got as u64) && got == 0x7fff) || got == want || (got & 0x7fff == 0 && want & 0x7fff == 0)
+    (fmt.is_nan(got as u64) && got == 0x7fff)
+        || got == want
+        || (got & 0x7fff == 0 && want & 0x7fff == 0)
 }
 
 #[test]
@@ -429,56 +481,115 @@ fn f16_bf16_props() {
     let tb = Table::new(Format::BF16);
     let mut runner = TestRunner::new(cfg(20000));
     runner
-        .run(&(f32_any(), any::<u16>(), any::<u16>(), any::<u16>()), |(x, a, b, c)| {
-            for r in MODES {
-                for (t, conv, bits_fn) in [
-                    (&th, f32_to_f16 as fn(f32, Rounding) -> u16, None::<fn(u16) -> f32>),
-                    (&tb, f32_to_bf16 as fn(f32, Rounding) -> u16, None),
-                ] {
-                    let _ = bits_fn;
-                    if !x.is_nan() {
-                        let want = if x.is_infinite() { t.fmt.inf(x < 0.0) as u16 } else { t.round(x as f64, 0.0, r) };
-                        let got = conv(x, r);
-                        prop_assert!(same16(t.fmt, got, want), "cvt {:e} {:?} got {:#x} want {:#x}", x, r, got, want);
+        .run(
+            &(f32_any(), any::<u16>(), any::<u16>(), any::<u16>()),
+            |(x, a, b, c)| {
+                for r in MODES {
+                    for (t, conv, bits_fn) in [
+                        (
+                            &th,
+                            f32_to_f16 as fn(f32, Rounding) -> u16,
+                            None::<fn(u16) -> f32>,
+                        ),
+                        (&tb, f32_to_bf16 as fn(f32, Rounding) -> u16, None),
+                    ] {
+                        let _ = bits_fn;
+                        if !x.is_nan() {
+                            let want = if x.is_infinite() {
+                                t.fmt.inf(x < 0.0) as u16
+                            } else {
+                                t.round(x as f64, 0.0, r)
+                            };
+                            let got = conv(x, r);
+                            prop_assert!(
+                                same16(t.fmt, got, want),
+                                "cvt {:e} {:?} got {:#x} want {:#x}",
+                                x,
+                                r,
+                                got,
+                                want
+                            );
+                        }
+                    }
+                    for t in [&th, &tb] {
+                        let f = t.fmt;
+                        let (fa, fb, fc) =
+                            (f.is_nan(a as u64), f.is_nan(b as u64), f.is_nan(c as u64));
+                        let any_inf =
+                            f.is_inf(a as u64) || f.is_inf(b as u64) || f.is_inf(c as u64);
+                        if fa || fb || fc || any_inf {
+                            continue;
+                        }
+                        let (x, y, z) = (decode16(f, a), decode16(f, b), decode16(f, c));
+                        let is_h = f == Format::F16;
+                        // add (exact in f64 via TwoSum), mul (exact), fma (product exact + TwoSum)
+                        let (s, e) = two_sum(x, y);
+                        let got = if is_h {
+                            add_f16(a, b, r, false)
+                        } else {
+                            add_bf16(a, b, r, false)
+                        };
+                        if s != 0.0 || e != 0.0 {
+                            let want = t.round(s, e, r);
+                            prop_assert!(
+                                same16(f, got, want),
+                                "add {:?} {:#x} {:#x} got {:#x} want {:#x}",
+                                r,
+                                a,
+                                b,
+                                got,
+                                want
+                            );
+                        }
+                        let p = x * y;
+                        let got = if is_h {
+                            mul_f16(a, b, r, false)
+                        } else {
+                            mul_bf16(a, b, r, false)
+                        };
+                        if p != 0.0 {
+                            let want = t.round(p, 0.0, r);
+                            prop_assert!(
+                                same16(f, got, want),
+                                "mul {:?} {:#x} {:#x} got {:#x} want {:#x}",
+                                r,
+                                a,
+                                b,
+                                got,
+                                want
+                            );
+                        }
+                        let (s, e) = two_sum(p, z);
+                        let got = if is_h {
+                            fma_f16(a, b, c, r, false)
+                        } else {
+                            fma_bf16(a, b, c, r, false)
+                        };
+                        if (s != 0.0 || e != 0.0) && p.is_finite() {
+                            let want = t.round(s, e, r);
+                            prop_assert!(
+                                same16(f, got, want),
+                                "fma {:?} {:#x} {:#x} {:#x} got {:#x} want {:#x}",
+                                r,
+                                a,
+                                b,
+                                c,
+                                got,
+                                want
+                            );
+                        }
+                    }
+                    // f16 <-> f32 round trip is exact
+                    if !Format::F16.is_nan(a as u64) {
+                        prop_assert_eq!(f32_to_f16(f16_to_f32(a), r), a);
+                    }
+                    if !Format::BF16.is_nan(a as u64) {
+                        prop_assert_eq!(f32_to_bf16(bf16_to_f32(a), r), a);
                     }
                 }
-                for t in [&th, &tb] {
-                    let f = t.fmt;
-                    let (fa, fb, fc) = (f.is_nan(a as u64), f.is_nan(b as u64), f.is_nan(c as u64));
-                    let any_inf = f.is_inf(a as u64) || f.is_inf(b as u64) || f.is_inf(c as u64);
-                    if fa || fb || fc || any_inf { continue; }
-                    let (x, y, z) = (decode16(f, a), decode16(f, b), decode16(f, c));
-                    let is_h = f == Format::F16;
-                    // add (exact in f64 via TwoSum), mul (exact), fma (product exact + TwoSum)
-                    let (s, e) = two_sum(x, y);
-                    let got = if is_h { add_f16(a, b, r, false) } else { add_bf16(a, b, r, false) };
-                    if s != 0.0 || e != 0.0 {
-                        let want = t.round(s, e, r);
-                        prop_assert!(same16(f, got, want), "add {:?} {:#x} {:#x} got {:#x} want {:#x}", r, a, b, got, want);
-                    }
-                    let p = x * y;
-                    let got = if is_h { mul_f16(a, b, r, false) } else { mul_bf16(a, b, r, false) };
-                    if p != 0.0 {
-                        let want = t.round(p, 0.0, r);
-                        prop_assert!(same16(f, got, want), "mul {:?} {:#x} {:#x} got {:#x} want {:#x}", r, a, b, got, want);
-                    }
-                    let (s, e) = two_sum(p, z);
-                    let got = if is_h { fma_f16(a, b, c, r, false) } else { fma_bf16(a, b, c, r, false) };
-                    if (s != 0.0 || e != 0.0) && p.is_finite() {
-                        let want = t.round(s, e, r);
-                        prop_assert!(same16(f, got, want), "fma {:?} {:#x} {:#x} {:#x} got {:#x} want {:#x}", r, a, b, c, got, want);
-                    }
-                }
-                // f16 <-> f32 round trip is exact
-                if !Format::F16.is_nan(a as u64) {
-                    prop_assert_eq!(f32_to_f16(f16_to_f32(a), r), a);
-                }
-                if !Format::BF16.is_nan(a as u64) {
-                    prop_assert_eq!(f32_to_bf16(bf16_to_f32(a), r), a);
-                }
-            }
-            Ok(())
-        })
+                Ok(())
+            },
+        )
         .unwrap();
 }
 
@@ -489,17 +600,39 @@ fn f64_to_f16_single_rounding() {
     let mut runner = TestRunner::new(cfg(2000));
     runner
         .run(&(f64_any(), -20i32..20), |(x, k)| {
-            let x = if x.is_finite() { x.abs().min(1e6) * 2f64.powi(k) * x.signum() } else { x };
+            let x = if x.is_finite() {
+                x.abs().min(1e6) * 2f64.powi(k) * x.signum()
+            } else {
+                x
+            };
             for r in MODES {
-                if x.is_nan() { continue; }
-                let want = if x.is_infinite() { Format::F16.inf(x < 0.0) as u16 } else { th.round(x, 0.0, r) };
+                if x.is_nan() {
+                    continue;
+                }
+                let want = if x.is_infinite() {
+                    Format::F16.inf(x < 0.0) as u16
+                } else {
+                    th.round(x, 0.0, r)
+                };
                 let got = f64_to_f16(x, r);
-                prop_assert!(same16(Format::F16, got, want), "{:e} {:?} got {:#x} want {:#x}", x, r, got, want);
+                prop_assert!(
+                    same16(Format::F16, got, want),
+                    "{:e} {:?} got {:#x} want {:#x}",
+                    x,
+                    r,
+                    got,
+                    want
+                );
                 let xi = (x * 1e3) as i64 as i128;
                 let s = xi as f64;
                 let e = (xi - s as i128) as f64;
                 let want = if xi == 0 { 0 } else { th.round(s, e, r) };
-                prop_assert!(same16(Format::F16, int_to_f16(xi, r), want), "int {} {:?}", xi, r);
+                prop_assert!(
+                    same16(Format::F16, int_to_f16(xi, r), want),
+                    "int {} {:?}",
+                    xi,
+                    r
+                );
             }
             Ok(())
         })

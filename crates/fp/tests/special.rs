@@ -32,7 +32,10 @@ fn signed_zero_sums() {
         assert_eq!(b32(add_f32(-0.0, -0.0, r, false)), b32(-0.0));
         assert_eq!(add_f32(0.0, -0.0, r, false).is_sign_negative(), want_neg);
         // fma with zero product and zero c
-        assert_eq!(fma_f32(-0.0, 1.0, 0.0, r, false).is_sign_negative(), want_neg);
+        assert_eq!(
+            fma_f32(-0.0, 1.0, 0.0, r, false).is_sign_negative(),
+            want_neg
+        );
         assert_eq!(b32(fma_f32(-0.0, 1.0, -0.0, r, false)), b32(-0.0));
         // product zero, c nonzero: c exactly
         assert_eq!(fma_f32(0.0, 5.0, 1.5e-40, r, false), 1.5e-40);
@@ -69,11 +72,20 @@ fn subnormal_results_and_ftz() {
     assert_eq!(mul_f32(tiny, 0.5, Up, false), tiny);
     assert_eq!(b32(mul_f32(-tiny, 0.5, Down, false)), 0x8000_0001);
     assert_eq!(b32(mul_f32(-tiny, 0.5, Nearest, false)), 0x8000_0000);
-    assert_eq!(mul_f32(f32::from_bits(3), 0.5, Nearest, false), f32::from_bits(2)); // 1.5 -> 2
-    assert_eq!(mul_f32(f32::MIN_POSITIVE, 0.5, Nearest, false), f32::from_bits(0x0040_0000));
+    assert_eq!(
+        mul_f32(f32::from_bits(3), 0.5, Nearest, false),
+        f32::from_bits(2)
+    ); // 1.5 -> 2
+    assert_eq!(
+        mul_f32(f32::MIN_POSITIVE, 0.5, Nearest, false),
+        f32::from_bits(0x0040_0000)
+    );
     // ftz flushes input and output.
     assert_eq!(b32(mul_f32(f32::MIN_POSITIVE, 0.5, Nearest, true)), 0);
-    assert_eq!(b32(mul_f32(-f32::MIN_POSITIVE, 0.5, Nearest, true)), 0x8000_0000);
+    assert_eq!(
+        b32(mul_f32(-f32::MIN_POSITIVE, 0.5, Nearest, true)),
+        0x8000_0000
+    );
     assert_eq!(add_f32(tiny, 1.0, Up, true), 1.0); // input flushed: exact
     assert_eq!(add_f32(tiny, 1.0, Up, false), 1.0 + f32::EPSILON);
     assert_eq!(b32(add_f32(-tiny, 0.0, Nearest, true)), 0); // -0 + +0 = +0
@@ -85,7 +97,10 @@ fn subnormal_results_and_ftz() {
     let t64 = f64::from_bits(1);
     assert_eq!(mul_f64(t64, 0.5, Up), t64);
     assert_eq!(mul_f64(t64, 0.5, Nearest), 0.0);
-    assert_eq!(div_f64(f64::MIN_POSITIVE, 4.0, Zero), f64::from_bits(1 << 50));
+    assert_eq!(
+        div_f64(f64::MIN_POSITIVE, 4.0, Zero),
+        f64::from_bits(1 << 50)
+    );
 }
 
 #[test]
@@ -97,15 +112,24 @@ fn nan_canonicalisation() {
             assert_eq!(b32(add_f32(qnan, 1.0, r, ftz)), 0x7fff_ffff);
             assert_eq!(b32(mul_f32(neg_nan, 1.0, r, ftz)), 0x7fff_ffff);
             assert_eq!(b32(fma_f32(1.0, 2.0, qnan, r, ftz)), 0x7fff_ffff);
-            assert_eq!(b32(add_f32(f32::INFINITY, f32::NEG_INFINITY, r, ftz)), 0x7fff_ffff);
+            assert_eq!(
+                b32(add_f32(f32::INFINITY, f32::NEG_INFINITY, r, ftz)),
+                0x7fff_ffff
+            );
             assert_eq!(b32(mul_f32(0.0, f32::INFINITY, r, ftz)), 0x7fff_ffff);
             assert_eq!(b32(div_f32(0.0, 0.0, r, ftz)), 0x7fff_ffff);
             assert_eq!(b32(sqrt_f32(-1.0, r, ftz)), 0x7fff_ffff);
             assert_eq!(b32(fma_f32(0.0, f32::INFINITY, 1.0, r, ftz)), 0x7fff_ffff);
-            assert_eq!(b32(fma_f32(2.0, f32::INFINITY, f32::NEG_INFINITY, r, ftz)), 0x7fff_ffff);
+            assert_eq!(
+                b32(fma_f32(2.0, f32::INFINITY, f32::NEG_INFINITY, r, ftz)),
+                0x7fff_ffff
+            );
         }
         // f64: invalid -> canonical, NaN input -> propagated (quieted)
-        assert_eq!(b64(add_f64(f64::INFINITY, f64::NEG_INFINITY, r)), 0x7fff_ffff_ffff_ffff);
+        assert_eq!(
+            b64(add_f64(f64::INFINITY, f64::NEG_INFINITY, r)),
+            0x7fff_ffff_ffff_ffff
+        );
         assert_eq!(b64(sqrt_f64(-2.0, r)), 0x7fff_ffff_ffff_ffff);
         let snan = f64::from_bits(0x7ff0_0000_0000_0001);
         assert_eq!(b64(mul_f64(2.0, snan, r)), 0x7ff8_0000_0000_0001);
@@ -184,7 +208,10 @@ fn cvt_float_to_int_saturation() {
     assert_eq!(cvt(f64::NAN, true, Zero, true, 64), 0x8000_0000_0000_0000);
     assert_eq!(cvt(f64::NAN, false, Nearest, false, 8), 0x80);
     assert_eq!(cvt(f64::INFINITY, false, Zero, false, 64), u64::MAX);
-    assert_eq!(cvt(f64::NEG_INFINITY, false, Zero, true, 64), i64::MIN as u64);
+    assert_eq!(
+        cvt(f64::NEG_INFINITY, false, Zero, true, 64),
+        i64::MIN as u64
+    );
     assert_eq!(cvt(9.3e18, false, Zero, true, 64), i64::MAX as u64);
     assert_eq!(cvt(-2.5, false, Nearest, true, 32), (-2i32) as u32 as u64);
     assert_eq!(cvt(-2.5, false, Down, true, 32), (-3i32) as u32 as u64);
@@ -199,7 +226,10 @@ fn cvt_float_to_int_saturation() {
     assert_eq!(cvt(4294967295.5, false, Nearest, false, 32), 0xffff_ffff);
     assert_eq!(cvt(2147483647.5, false, Nearest, true, 32), 0x7fff_ffff);
     assert_eq!(cvt(-2147483648.7, false, Zero, true, 32), 0x8000_0000);
-    assert_eq!(cvt(18446744073709551615.0, false, Zero, false, 64), u64::MAX);
+    assert_eq!(
+        cvt(18446744073709551615.0, false, Zero, false, 64),
+        u64::MAX
+    );
     // ftz on an f32 subnormal source: -tiny rounds up to 0 either way, +tiny with .rpi
     let tiny = f32::from_bits(1) as f64;
     assert_eq!(float_to_int(tiny, true, Up, false, true, 32), 1);
@@ -208,14 +238,23 @@ fn cvt_float_to_int_saturation() {
     assert_eq!(f16_to_int(0x7c00, Zero, true, 16), 0x7fff); // +inf
     assert_eq!(f16_to_int(0x7e00, Zero, true, 16), 0);
     assert_eq!(f16_to_int(0x7e00, Zero, true, 64), 0x8000_0000_0000_0000);
-    assert_eq!(f16_to_int(0xc100, Nearest, true, 32), (-2.5f32.round_ties_even() as i32) as u32 as u64);
+    assert_eq!(
+        f16_to_int(0xc100, Nearest, true, 32),
+        (-2.5f32.round_ties_even() as i32) as u32 as u64
+    );
 }
 
 #[test]
 fn cvt_float_float() {
-    assert_eq!(f64_to_f32(1.0 + 2f64.powi(-30), Up, false), 1.0 + f32::EPSILON);
+    assert_eq!(
+        f64_to_f32(1.0 + 2f64.powi(-30), Up, false),
+        1.0 + f32::EPSILON
+    );
     assert_eq!(f64_to_f32(1.0 + 2f64.powi(-30), Nearest, false), 1.0);
-    assert_eq!(f64_to_f32(-(1.0 + 2f64.powi(-30)), Down, false), -(1.0 + f32::EPSILON));
+    assert_eq!(
+        f64_to_f32(-(1.0 + 2f64.powi(-30)), Down, false),
+        -(1.0 + f32::EPSILON)
+    );
     assert_eq!(f64_to_f32(1e300, Zero, false), f32::MAX);
     assert_eq!(f64_to_f32(1e300, Nearest, false), f32::INFINITY);
     assert_eq!(f64_to_f32(-1e300, Up, false), -f32::MAX);
@@ -247,8 +286,14 @@ fn int_to_float() {
     assert_eq!(int_to_f32(-big, Zero), -16777216.0);
     assert_eq!(int_to_f32((1i128 << 24) + 3, Nearest), 16777220.0); // tie -> even
     assert_eq!(int_to_f32(u64::MAX as i128, Zero), 18446742974197923840.0);
-    assert_eq!(int_to_f32(u64::MAX as i128, Nearest), 18446744073709551616.0);
-    assert_eq!(int_to_f64(i64::MIN as i128, Nearest), -9223372036854775808.0);
+    assert_eq!(
+        int_to_f32(u64::MAX as i128, Nearest),
+        18446744073709551616.0
+    );
+    assert_eq!(
+        int_to_f64(i64::MIN as i128, Nearest),
+        -9223372036854775808.0
+    );
     assert_eq!(int_to_f64((1i128 << 53) + 1, Up), 9007199254740994.0);
     assert_eq!(b32(int_to_f32(0, Down)), 0);
     assert_eq!(int_to_f16(65519, Nearest), 0x7bff); // below the tie 65520
@@ -278,7 +323,10 @@ fn f16_bf16_rounding() {
     assert_eq!(f16_to_f32(0x7bff), 65504.0);
     assert_eq!(f16_to_f32(0xfc00), f32::NEG_INFINITY);
     // f64 -> f16 rounds once: 1 + 2^-11 + 2^-40 is above the tie.
-    assert_eq!(f64_to_f16(1.0 + 2f64.powi(-11) + 2f64.powi(-40), Nearest), 0x3c01);
+    assert_eq!(
+        f64_to_f16(1.0 + 2f64.powi(-11) + 2f64.powi(-40), Nearest),
+        0x3c01
+    );
     // bf16
     assert_eq!(f32_to_bf16(f32::from_bits(0x3f80_8000), Nearest), 0x3f80); // tie -> even
     assert_eq!(f32_to_bf16(f32::from_bits(0x3f81_8000), Nearest), 0x3f82);
@@ -297,14 +345,21 @@ fn f16_bf16_rounding() {
     assert_eq!(add_f16(0x3c00, 0xbc00, Down, false), 0x8000);
     assert_eq!(add_f16(0x3c00, 0xbc00, Nearest, false), 0x0000);
     // fma single rounding: (1+2^-10)*(1-2^-10)... = 1 - 2^-20, + (-1) exact
-    assert_eq!(fma_f16(0x3c01, 0x3bfe, 0xbc00, Nearest, false), f32_to_f16(-(2f32.powi(-20)) - 2f32.powi(-21) * 0.0, Nearest));
+    assert_eq!(
+        fma_f16(0x3c01, 0x3bfe, 0xbc00, Nearest, false),
+        f32_to_f16(-(2f32.powi(-20)) - 2f32.powi(-21) * 0.0, Nearest)
+    );
     assert_eq!(mul_f16(0x7bff, 0x4000, Nearest, false), 0x7c00);
     assert_eq!(mul_f16(0x7bff, 0x4000, Zero, false), 0x7bff);
     assert_eq!(neg_f16(0x3c00), 0xbc00);
     assert_eq!(abs_f16(0xbc00), 0x3c00);
-    let x = f16x2_map2(0x4000_3c00, 0x3c00_3c00, |a, b| add_f16(a, b, Nearest, false));
+    let x = f16x2_map2(0x4000_3c00, 0x3c00_3c00, |a, b| {
+        add_f16(a, b, Nearest, false)
+    });
     assert_eq!(x, 0x4200_4000);
-    let y = f16x2_map3(0x4000_3c00, 0x4000_4000, 0x3c00_bc00, |a, b, c| fma_f16(a, b, c, Nearest, false));
+    let y = f16x2_map3(0x4000_3c00, 0x4000_4000, 0x3c00_bc00, |a, b, c| {
+        fma_f16(a, b, c, Nearest, false)
+    });
     assert_eq!(y, 0x4500_3c00);
     assert_eq!(fma_bf16(0x3f80, 0x4000, 0x3f80, Nearest, false), 0x4040);
 }
@@ -365,8 +420,14 @@ fn approx_specials() {
     assert_eq!(tanh_approx_f32(f32::from_bits(9)), f32::from_bits(9));
     // div.approx with huge divisor
     assert_eq!(b32(div_approx_f32(1.0, 2f32.powi(127), false)), 0);
-    assert_eq!(b32(div_approx_f32(-1.0, 2f32.powi(127), false)), 0x8000_0000);
-    assert_eq!(b32(div_approx_f32(f32::INFINITY, 2f32.powi(127), false)), 0x7fff_ffff);
+    assert_eq!(
+        b32(div_approx_f32(-1.0, 2f32.powi(127), false)),
+        0x8000_0000
+    );
+    assert_eq!(
+        b32(div_approx_f32(f32::INFINITY, 2f32.powi(127), false)),
+        0x7fff_ffff
+    );
     assert_eq!(div_approx_f32(6.0, 3.0, false), 2.0);
     assert_eq!(div_full_f32(1.0, 2f32.powi(127), false), 2f32.powi(-127));
     assert_eq!(div_full_f32(1.0, 2f32.powi(127), true), 0.0);
@@ -375,7 +436,10 @@ fn approx_specials() {
     assert_eq!(rcp_approx_ftz_f64(2.0), 0.5);
     assert_eq!(rcp_approx_ftz_f64(-0.0), f64::NEG_INFINITY);
     assert_eq!(rcp_approx_ftz_f64(f64::from_bits(1 << 40)), f64::INFINITY); // subnormal
-    assert_eq!(b64(rcp_approx_ftz_f64(f64::NEG_INFINITY)), 0x8000_0000_0000_0000);
+    assert_eq!(
+        b64(rcp_approx_ftz_f64(f64::NEG_INFINITY)),
+        0x8000_0000_0000_0000
+    );
     assert_eq!(b64(rcp_approx_ftz_f64(f64::NAN)), 0x7fff_ffff_0000_0000);
     assert_eq!(b64(rcp_approx_ftz_f64(3.0)) & 0xffff_ffff, 0);
     assert_eq!(b64(rcp_approx_ftz_f64(1e308)), 0); // result subnormal -> 0

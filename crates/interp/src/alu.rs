@@ -52,17 +52,31 @@ pub fn int_op(op: IntOp, ty: Ty, a: &[u64]) -> u64 {
         IntOp::Add => x(0).wrapping_add(x(1)),
         IntOp::Sub => x(0).wrapping_sub(x(1)),
         IntOp::AddSat | IntOp::SubSat => {
-            let v = if op == IntOp::AddSat { x(0) + x(1) } else { x(0) - x(1) };
+            let v = if op == IntOp::AddSat {
+                x(0) + x(1)
+            } else {
+                x(0) - x(1)
+            };
             clamp_to(v, bits, signed)
         }
         IntOp::MulLo => x(0).wrapping_mul(x(1)),
         IntOp::MulHi => x(0).wrapping_mul(x(1)) >> bits,
         IntOp::MulWide => return zx((x(0) * x(1)) as u64, bits * 2),
         IntOp::Mul24Lo | IntOp::Mul24Hi | IntOp::Mad24Lo | IntOp::Mad24Hi => {
-            let m24 = |v: u64| if signed { i128::from(sx(v, 24)) } else { i128::from(zx(v, 24)) };
+            let m24 = |v: u64| {
+                if signed {
+                    i128::from(sx(v, 24))
+                } else {
+                    i128::from(zx(v, 24))
+                }
+            };
             let p = m24(a[0]) * m24(a[1]);
             // .hi gives bits 16..47 of the 48-bit product.
-            let base = if matches!(op, IntOp::Mul24Hi | IntOp::Mad24Hi) { p >> 16 } else { p };
+            let base = if matches!(op, IntOp::Mul24Hi | IntOp::Mad24Hi) {
+                p >> 16
+            } else {
+                p
+            };
             if matches!(op, IntOp::Mad24Lo | IntOp::Mad24Hi) {
                 base.wrapping_add(x(2))
             } else {
@@ -110,7 +124,11 @@ pub fn int_op(op: IntOp, ty: Ty, a: &[u64]) -> u64 {
         IntOp::CNot => return u64::from(u(0) == 0),
         IntOp::Shl => {
             let s = zx(a[1], 32);
-            return if s >= u64::from(bits) { 0 } else { zx(u(0) << s, bits) };
+            return if s >= u64::from(bits) {
+                0
+            } else {
+                zx(u(0) << s, bits)
+            };
         }
         IntOp::Shr => {
             let s = zx(a[1], 32).min(u64::from(bits) - 1 + u64::from(!signed));
@@ -127,7 +145,11 @@ pub fn int_op(op: IntOp, ty: Ty, a: &[u64]) -> u64 {
         IntOp::Brev => return zx(u(0).reverse_bits() >> (64 - bits), bits),
         IntOp::Bfind { shiftamt } => {
             // Most significant bit that differs from the sign (signed) or is set.
-            let v = if signed && sx(a[0], bits) < 0 { zx(!a[0], bits) } else { u(0) };
+            let v = if signed && sx(a[0], bits) < 0 {
+                zx(!a[0], bits)
+            } else {
+                u(0)
+            };
             if v == 0 {
                 return 0xffff_ffff;
             }
@@ -148,7 +170,13 @@ pub fn int_op(op: IntOp, ty: Ty, a: &[u64]) -> u64 {
             };
             let mut out: u64 = 0;
             for i in 0..bits {
-                let bit = if i < len && pos + i < bits { (v >> (pos + i)) & 1 == 1 } else if i < len { sbit && signed } else { sbit };
+                let bit = if i < len && pos + i < bits {
+                    (v >> (pos + i)) & 1 == 1
+                } else if i < len {
+                    sbit && signed
+                } else {
+                    sbit
+                };
                 if bit {
                     out |= 1 << i;
                 }
@@ -171,13 +199,25 @@ pub fn int_op(op: IntOp, ty: Ty, a: &[u64]) -> u64 {
             }
             return out;
         }
-        IntOp::Prmt(mode) => return prmt(zx(a[0], 32) as u32, zx(a[1], 32) as u32, zx(a[2], 32) as u32, mode).into(),
+        IntOp::Prmt(mode) => {
+            return prmt(
+                zx(a[0], 32) as u32,
+                zx(a[1], 32) as u32,
+                zx(a[2], 32) as u32,
+                mode,
+            )
+            .into()
+        }
         IntOp::Shf { left, clamp } => {
             let (lo, hi) = (zx(a[0], 32), zx(a[1], 32));
             let mut n = zx(a[2], 32);
             n = if clamp { n.min(32) } else { n & 31 };
             let both = (hi << 32) | lo;
-            return if left { zx((both << n) >> 32, 32) } else { zx(both >> n, 32) };
+            return if left {
+                zx((both << n) >> 32, 32)
+            } else {
+                zx(both >> n, 32)
+            };
         }
         IntOp::Lop3(lut) => {
             let (p, q, s) = (u(0), u(1), u(2));
@@ -198,13 +238,24 @@ pub fn int_op(op: IntOp, ty: Ty, a: &[u64]) -> u64 {
                     i128::from(b)
                 }
             };
-            let mut acc = wide(a[2], if a_signed || b_signed { Ty::S32 } else { Ty::U32 });
+            let mut acc = wide(
+                a[2],
+                if a_signed || b_signed {
+                    Ty::S32
+                } else {
+                    Ty::U32
+                },
+            );
             for i in 0..4 {
                 acc += byte(p, i, a_signed) * byte(q, i, b_signed);
             }
             acc
         }
-        IntOp::Dp2a { a_signed, b_signed, hi } => {
+        IntOp::Dp2a {
+            a_signed,
+            b_signed,
+            hi,
+        } => {
             let (p, q) = (zx(a[0], 32), zx(a[1], 32));
             let half = |v: u64, i: u32, s: bool| -> i128 {
                 let h = (v >> (16 * i)) & 0xffff;
@@ -222,7 +273,14 @@ pub fn int_op(op: IntOp, ty: Ty, a: &[u64]) -> u64 {
                     i128::from(b)
                 }
             };
-            let mut acc = wide(a[2], if a_signed || b_signed { Ty::S32 } else { Ty::U32 });
+            let mut acc = wide(
+                a[2],
+                if a_signed || b_signed {
+                    Ty::S32
+                } else {
+                    Ty::U32
+                },
+            );
             let base = if hi { 2 } else { 0 };
             for i in 0..2 {
                 acc += half(p, i, a_signed) * byte(q, base + i, b_signed);
@@ -384,8 +442,20 @@ pub fn float_op(op: FloatOp, ty: Ty, a: &[u64], round: Round, ftz: bool, sat: bo
 /// half-precision definition (the `.approx` functions) go through f32.
 fn half_op(op: FloatOp, bf: bool, a: &[u64], r: fp::Rounding, ftz: bool, sat: bool) -> u16 {
     let h = |i: usize| a[i] as u16;
-    let to32 = |x: u16| if bf { fp::bf16_to_f32(x) } else { fp::f16_to_f32(x) };
-    let from32 = |x: f32| if bf { fp::f32_to_bf16(x, fp::Rounding::Nearest) } else { fp::f32_to_f16(x, fp::Rounding::Nearest) };
+    let to32 = |x: u16| {
+        if bf {
+            fp::bf16_to_f32(x)
+        } else {
+            fp::f16_to_f32(x)
+        }
+    };
+    let from32 = |x: f32| {
+        if bf {
+            fp::f32_to_bf16(x, fp::Rounding::Nearest)
+        } else {
+            fp::f32_to_f16(x, fp::Rounding::Nearest)
+        }
+    };
     let v = match (op, bf) {
         (FloatOp::Add, false) => fp::add_f16(h(0), h(1), r, ftz),
         (FloatOp::Sub, false) => fp::sub_f16(h(0), h(1), r, ftz),
@@ -407,8 +477,17 @@ fn half_op(op: FloatOp, bf: bool, a: &[u64], r: fp::Rounding, ftz: bool, sat: bo
         (FloatOp::Tanh, _) => from32(fp::tanh_approx_f32(to32(h(0)))),
         (other, _) => {
             // Remaining ops are not defined on halves by PTX; compute in f32.
-            let args: Vec<u64> = (0..a.len()).map(|i| u64::from(to32(h(i)).to_bits())).collect();
-            from32(f32v(float_op(other, Ty::F32, &args, Round::Nearest, ftz, false)))
+            let args: Vec<u64> = (0..a.len())
+                .map(|i| u64::from(to32(h(i)).to_bits()))
+                .collect();
+            from32(f32v(float_op(
+                other,
+                Ty::F32,
+                &args,
+                Round::Nearest,
+                ftz,
+                false,
+            )))
         }
     };
     if sat {
@@ -435,8 +514,14 @@ pub fn compare(cmp: CmpOp, ty: Ty, a: u64, b: u64, ftz: bool) -> bool {
                 (x, y)
             }
             Ty::F64 => (f64v(a), f64v(b)),
-            Ty::F16 => (f64::from(fp::f16_to_f32(a as u16)), f64::from(fp::f16_to_f32(b as u16))),
-            Ty::BF16 => (f64::from(fp::bf16_to_f32(a as u16)), f64::from(fp::bf16_to_f32(b as u16))),
+            Ty::F16 => (
+                f64::from(fp::f16_to_f32(a as u16)),
+                f64::from(fp::f16_to_f32(b as u16)),
+            ),
+            Ty::BF16 => (
+                f64::from(fp::bf16_to_f32(a as u16)),
+                f64::from(fp::bf16_to_f32(b as u16)),
+            ),
             _ => (f64v(a), f64v(b)),
         };
         let unordered = x.is_nan() || y.is_nan();
@@ -464,10 +549,34 @@ pub fn compare(cmp: CmpOp, ty: Ty, a: u64, b: u64, ftz: bool) -> bool {
     match cmp {
         CmpOp::Eq | CmpOp::Equ => ua == ub,
         CmpOp::Ne | CmpOp::Neu => ua != ub,
-        CmpOp::Lt | CmpOp::Ltu => if signed { sa < sb } else { ua < ub },
-        CmpOp::Le | CmpOp::Leu => if signed { sa <= sb } else { ua <= ub },
-        CmpOp::Gt | CmpOp::Gtu => if signed { sa > sb } else { ua > ub },
-        CmpOp::Ge | CmpOp::Geu => if signed { sa >= sb } else { ua >= ub },
+        CmpOp::Lt | CmpOp::Ltu => {
+            if signed {
+                sa < sb
+            } else {
+                ua < ub
+            }
+        }
+        CmpOp::Le | CmpOp::Leu => {
+            if signed {
+                sa <= sb
+            } else {
+                ua <= ub
+            }
+        }
+        CmpOp::Gt | CmpOp::Gtu => {
+            if signed {
+                sa > sb
+            } else {
+                ua > ub
+            }
+        }
+        CmpOp::Ge | CmpOp::Geu => {
+            if signed {
+                sa >= sb
+            } else {
+                ua >= ub
+            }
+        }
         CmpOp::Lo => ua < ub,
         CmpOp::Ls => ua <= ub,
         CmpOp::Hi => ua > ub,
@@ -505,9 +614,17 @@ pub fn cvt(dst: Ty, src: Ty, v: u64, round: Option<CvtRound>, ftz: bool, sat: bo
     let dbits = dst.bits();
     if !src.is_float() && !dst.is_float() {
         let x = wide(v, src);
-        let y = if sat { clamp_to(x, dbits, dst.is_signed()) } else { x };
+        let y = if sat {
+            clamp_to(x, dbits, dst.is_signed())
+        } else {
+            x
+        };
         // Signed results are kept sign-extended, as PTX does for wider registers.
-        return if dst.is_signed() { sx(y as u64, dbits) as u64 } else { zx(y as u64, dbits) };
+        return if dst.is_signed() {
+            sx(y as u64, dbits) as u64
+        } else {
+            zx(y as u64, dbits)
+        };
     }
     if !src.is_float() {
         let x = wide(v, src);
@@ -551,7 +668,11 @@ pub fn cvt(dst: Ty, src: Ty, v: u64, round: Option<CvtRound>, ftz: bool, sat: bo
             Ty::BF16 => fp::bf16_to_int(v as u16, r, signed, dbits),
             _ => 0,
         };
-        return if signed { sx(out, dbits) as u64 } else { zx(out, dbits) };
+        return if signed {
+            sx(out, dbits) as u64
+        } else {
+            zx(out, dbits)
+        };
     }
     // Float to float.
     match round {
@@ -706,36 +827,88 @@ mod tests {
 
     #[test]
     fn division_truncates_toward_zero() {
-        assert_eq!(int_op(IntOp::Div, Ty::S32, &[(-7i64) as u64, 2]) as u32 as i32, -3);
-        assert_eq!(int_op(IntOp::Rem, Ty::S32, &[(-7i64) as u64, 2]) as u32 as i32, -1);
-        assert_eq!(int_op(IntOp::Rem, Ty::S32, &[7, (-2i64) as u64]) as u32 as i32, 1);
-        assert_eq!(int_op(IntOp::Div, Ty::S32, &[0x8000_0000, (-1i64) as u64]), 0x8000_0000);
+        assert_eq!(
+            int_op(IntOp::Div, Ty::S32, &[(-7i64) as u64, 2]) as u32 as i32,
+            -3
+        );
+        assert_eq!(
+            int_op(IntOp::Rem, Ty::S32, &[(-7i64) as u64, 2]) as u32 as i32,
+            -1
+        );
+        assert_eq!(
+            int_op(IntOp::Rem, Ty::S32, &[7, (-2i64) as u64]) as u32 as i32,
+            1
+        );
+        assert_eq!(
+            int_op(IntOp::Div, Ty::S32, &[0x8000_0000, (-1i64) as u64]),
+            0x8000_0000
+        );
         assert_eq!(int_op(IntOp::Div, Ty::U32, &[5, 0]), 0xffff_ffff);
     }
 
     #[test]
     fn mul_hi_and_wide() {
-        assert_eq!(int_op(IntOp::MulHi, Ty::U32, &[0xffff_ffff, 0xffff_ffff]), 0xffff_fffe);
-        assert_eq!(int_op(IntOp::MulHi, Ty::S32, &[(-1i64) as u64, 1]), 0xffff_ffff);
-        assert_eq!(int_op(IntOp::MulWide, Ty::S32, &[(-2i64) as u64, 3]), (-6i64) as u64);
+        assert_eq!(
+            int_op(IntOp::MulHi, Ty::U32, &[0xffff_ffff, 0xffff_ffff]),
+            0xffff_fffe
+        );
+        assert_eq!(
+            int_op(IntOp::MulHi, Ty::S32, &[(-1i64) as u64, 1]),
+            0xffff_ffff
+        );
+        assert_eq!(
+            int_op(IntOp::MulWide, Ty::S32, &[(-2i64) as u64, 3]),
+            (-6i64) as u64
+        );
         assert_eq!(int_op(IntOp::MulHi, Ty::U64, &[u64::MAX, 2]), 1);
     }
 
     #[test]
     fn bit_ops() {
         assert_eq!(int_op(IntOp::Bfe, Ty::U32, &[0xabcd_1234, 4, 8]), 0x23);
-        assert_eq!(int_op(IntOp::Bfe, Ty::S32, &[0x0000_0080, 0, 8]), 0xffff_ff80);
+        assert_eq!(
+            int_op(IntOp::Bfe, Ty::S32, &[0x0000_0080, 0, 8]),
+            0xffff_ff80
+        );
         assert_eq!(int_op(IntOp::Bfi, Ty::B32, &[0xf, 0, 4, 4]), 0xf0);
-        assert_eq!(int_op(IntOp::Bfind { shiftamt: false }, Ty::U32, &[0x10]), 4);
-        assert_eq!(int_op(IntOp::Bfind { shiftamt: false }, Ty::U32, &[0]), 0xffff_ffff);
-        assert_eq!(int_op(IntOp::Bfind { shiftamt: false }, Ty::S32, &[0xffff_ffff]), 0xffff_ffff);
+        assert_eq!(
+            int_op(IntOp::Bfind { shiftamt: false }, Ty::U32, &[0x10]),
+            4
+        );
+        assert_eq!(
+            int_op(IntOp::Bfind { shiftamt: false }, Ty::U32, &[0]),
+            0xffff_ffff
+        );
+        assert_eq!(
+            int_op(IntOp::Bfind { shiftamt: false }, Ty::S32, &[0xffff_ffff]),
+            0xffff_ffff
+        );
         assert_eq!(int_op(IntOp::Clz, Ty::B32, &[1]), 31);
         assert_eq!(int_op(IntOp::Brev, Ty::B32, &[1]), 0x8000_0000);
-        assert_eq!(prmt(0x33221100, 0x77665544, 0x3210, PrmtMode::Default), 0x33221100);
-        assert_eq!(prmt(0x33221100, 0x77665544, 0x7654, PrmtMode::Default), 0x77665544);
+        assert_eq!(
+            prmt(0x33221100, 0x77665544, 0x3210, PrmtMode::Default),
+            0x33221100
+        );
+        assert_eq!(
+            prmt(0x33221100, 0x77665544, 0x7654, PrmtMode::Default),
+            0x77665544
+        );
         assert_eq!(prmt(0x33221180, 0, 0x8888, PrmtMode::Default), 0xffff_ffff);
-        assert_eq!(int_op(IntOp::Lop3(0xf0 & 0xcc), Ty::B32, &[0xff00, 0xf0f0, 0]), 0xf000);
-        assert_eq!(int_op(IntOp::Shf { left: true, clamp: false }, Ty::B32, &[0x8000_0000, 0x1, 1]), 0x3);
+        assert_eq!(
+            int_op(IntOp::Lop3(0xf0 & 0xcc), Ty::B32, &[0xff00, 0xf0f0, 0]),
+            0xf000
+        );
+        assert_eq!(
+            int_op(
+                IntOp::Shf {
+                    left: true,
+                    clamp: false
+                },
+                Ty::B32,
+                &[0x8000_0000, 0x1, 1]
+            ),
+            0x3
+        );
         assert_eq!(int_op(IntOp::Shr, Ty::S32, &[0x8000_0000, 40]), 0xffff_ffff);
         assert_eq!(int_op(IntOp::Shl, Ty::B32, &[1, 32]), 0);
     }
@@ -743,11 +916,54 @@ mod tests {
     #[test]
     fn conversions_saturate() {
         let f = |x: f32| u64::from(x.to_bits());
-        assert_eq!(cvt(Ty::S32, Ty::F32, f(1e20), Some(CvtRound::Int(Round::Zero)), false, false) as u32, i32::MAX as u32);
-        assert_eq!(cvt(Ty::U32, Ty::F32, f(-1.0), Some(CvtRound::Int(Round::Zero)), false, false), 0);
-        assert_eq!(cvt(Ty::S32, Ty::F32, f(f32::NAN), Some(CvtRound::Int(Round::Nearest)), false, false), 0);
-        assert_eq!(cvt(Ty::S32, Ty::F32, f(2.5), Some(CvtRound::Int(Round::Nearest)), false, false), 2);
-        assert_eq!(cvt(Ty::S32, Ty::S8, 0x80, None, false, false) as u32, 0xffff_ff80);
+        assert_eq!(
+            cvt(
+                Ty::S32,
+                Ty::F32,
+                f(1e20),
+                Some(CvtRound::Int(Round::Zero)),
+                false,
+                false
+            ) as u32,
+            i32::MAX as u32
+        );
+        assert_eq!(
+            cvt(
+                Ty::U32,
+                Ty::F32,
+                f(-1.0),
+                Some(CvtRound::Int(Round::Zero)),
+                false,
+                false
+            ),
+            0
+        );
+        assert_eq!(
+            cvt(
+                Ty::S32,
+                Ty::F32,
+                f(f32::NAN),
+                Some(CvtRound::Int(Round::Nearest)),
+                false,
+                false
+            ),
+            0
+        );
+        assert_eq!(
+            cvt(
+                Ty::S32,
+                Ty::F32,
+                f(2.5),
+                Some(CvtRound::Int(Round::Nearest)),
+                false,
+                false
+            ),
+            2
+        );
+        assert_eq!(
+            cvt(Ty::S32, Ty::S8, 0x80, None, false, false) as u32,
+            0xffff_ff80
+        );
         assert_eq!(cvt(Ty::U8, Ty::S32, (-5i64) as u64, None, false, true), 0);
     }
 }

@@ -4,7 +4,10 @@
 use crate::alu::{self, sx, zx};
 use crate::error::{ExecError, Fault, FaultKind};
 use crate::instance::Instance;
-use crate::memory::{self, MemoryMap, CONST_WINDOW, FUNC_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+use crate::memory::{
+    self, MemoryMap, CONST_WINDOW, FUNC_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW,
+    WINDOW_SIZE,
+};
 use crate::{LaunchConfig, WARP};
 use std::cmp::Ordering as CmpOrd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -77,7 +80,12 @@ struct Pending {
 enum State {
     Ready,
     Exited,
-    Barrier { id: usize, line: u32, site: (FuncId, BlockId, u32), red_dst: Option<Reg> },
+    Barrier {
+        id: usize,
+        line: u32,
+        site: (FuncId, BlockId, u32),
+        red_dst: Option<Reg>,
+    },
     Collective(Box<Pending>),
 }
 
@@ -122,7 +130,14 @@ pub(crate) fn run_cta(ctx: &LaunchCtx, ctaid: [u32; 3], smid: u32) -> Res<u64> {
     for i in 0..n as u32 {
         let tid = [i % b[0], (i / b[0]) % b[1], i / (b[0] * b[1])];
         threads.push(Thread {
-            frames: vec![Frame { func: ctx.kernel, block: func.entry, idx: 0, regs: vec![0; func.regs.len()], local_base: 0, rets: Vec::new() }],
+            frames: vec![Frame {
+                func: ctx.kernel,
+                block: func.entry,
+                idx: 0,
+                regs: vec![0; func.regs.len()],
+                local_base: 0,
+                rets: Vec::new(),
+            }],
             local: vec![0; func.frame_size as usize],
             state: State::Ready,
             tid,
@@ -159,7 +174,11 @@ impl<'c, 'a> Cta<'c, 'a> {
                 progress |= self.run_warp(w)?;
             }
             progress |= self.release_barriers()?;
-            if self.threads.iter().all(|t| matches!(t.state, State::Exited)) {
+            if self
+                .threads
+                .iter()
+                .all(|t| matches!(t.state, State::Exited))
+            {
                 return Ok(());
             }
             if !progress {
@@ -169,7 +188,13 @@ impl<'c, 'a> Cta<'c, 'a> {
     }
 
     fn fault(&self, t: usize, line: u32, kind: FaultKind) -> ExecError {
-        ExecError::Fault(Box::new(Fault { kernel: self.ctx.name.clone(), block: self.ctaid, thread: self.threads[t].tid, line, kind }))
+        ExecError::Fault(Box::new(Fault {
+            kernel: self.ctx.name.clone(),
+            block: self.ctaid,
+            thread: self.threads[t].tid,
+            line,
+            kind,
+        }))
     }
 
     /// Compare two lanes' program counters: call stacks lexicographically by
@@ -219,7 +244,9 @@ impl<'c, 'a> Cta<'c, 'a> {
     }
 
     fn ready_count(&self, w: usize) -> u32 {
-        self.lanes(w).filter(|&t| matches!(self.threads[t].state, State::Ready)).count() as u32
+        self.lanes(w)
+            .filter(|&t| matches!(self.threads[t].state, State::Ready))
+            .count() as u32
     }
 
     fn run_warp(&mut self, w: usize) -> Res<bool> {
@@ -253,9 +280,15 @@ impl<'c, 'a> Cta<'c, 'a> {
     /// (what a spin-wait loop polls).
     fn spin_like(&self, w: usize, group: u32) -> bool {
         let leader = w * WARP + group.trailing_zeros() as usize;
-        let Some(f) = self.threads[leader].frames.last() else { return false };
+        let Some(f) = self.threads[leader].frames.last() else {
+            return false;
+        };
         let func = &self.ctx.module.functions[f.func];
-        match func.blocks[f.block].insts.get(f.idx as usize).map(|i| &i.kind) {
+        match func.blocks[f.block]
+            .insts
+            .get(f.idx as usize)
+            .map(|i| &i.kind)
+        {
             Some(InstKind::Atom { .. }) | Some(InstKind::Ld { volatile: true, .. }) => true,
             _ => false,
         }
@@ -270,7 +303,10 @@ impl<'c, 'a> Cta<'c, 'a> {
             if let Some(d) = self.ctx.deadline {
                 if Instant::now() > d {
                     let secs = d.saturating_duration_since(self.ctx.start).as_secs_f64();
-                    return Err(ExecError::Timeout { kernel: self.ctx.name.clone(), secs });
+                    return Err(ExecError::Timeout {
+                        kernel: self.ctx.name.clone(),
+                        secs,
+                    });
                 }
             }
         }
@@ -279,7 +315,10 @@ impl<'c, 'a> Cta<'c, 'a> {
 
     fn val(&self, t: usize, v: Value) -> u64 {
         match v {
-            Value::Reg(r) => self.threads[t].frames.last().map_or(0, |f| f.regs[r.0 as usize]),
+            Value::Reg(r) => self.threads[t]
+                .frames
+                .last()
+                .map_or(0, |f| f.regs[r.0 as usize]),
             Value::Imm(x) => x,
         }
     }
@@ -296,12 +335,18 @@ impl<'c, 'a> Cta<'c, 'a> {
         let leader = w * WARP + group.trailing_zeros() as usize;
         let module = self.ctx.module;
         let (fid, bid, idx) = {
-            let f = self.threads[leader].frames.last().expect("a ready thread has a frame");
+            let f = self.threads[leader]
+                .frames
+                .last()
+                .expect("a ready thread has a frame");
             (f.func, f.block, f.idx)
         };
         let func = &module.functions[fid];
         let block = &func.blocks[bid];
-        let lanes: Vec<usize> = (0..WARP).filter(|l| group & (1 << l) != 0).map(|l| w * WARP + l).collect();
+        let lanes: Vec<usize> = (0..WARP)
+            .filter(|l| group & (1 << l) != 0)
+            .map(|l| w * WARP + l)
+            .collect();
         self.executed += lanes.len() as u64;
         if let Some(inst) = block.insts.get(idx as usize) {
             let active: Vec<usize> = lanes
@@ -315,7 +360,10 @@ impl<'c, 'a> Cta<'c, 'a> {
             // Advance past the instruction; a caller's frame stays at its
             // call until the callee returns, so lanes inside a call sort
             // before lanes already past it and reconverge after it.
-            let is_call = matches!(inst.kind, InstKind::Call { .. } | InstKind::CallIndirect { .. });
+            let is_call = matches!(
+                inst.kind,
+                InstKind::Call { .. } | InstKind::CallIndirect { .. }
+            );
             for &t in &lanes {
                 if is_call && active.contains(&t) {
                     continue;
@@ -350,7 +398,11 @@ impl<'c, 'a> Cta<'c, 'a> {
                     }
                     return Ok(!any);
                 }
-                InstKind::Call { func: callee, args, rets } => {
+                InstKind::Call {
+                    func: callee,
+                    args,
+                    rets,
+                } => {
                     for &t in &active {
                         self.call(t, *callee, args, rets, inst.loc.line)?;
                     }
@@ -360,7 +412,13 @@ impl<'c, 'a> Cta<'c, 'a> {
                     // Lanes calling different functions diverge: each call
                     // pushes its own frame, and the scheduler regroups them.
                     for &t in &active {
-                        let callee = self.indirect_target(t, *target, args.len(), rets.len(), inst.loc.line)?;
+                        let callee = self.indirect_target(
+                            t,
+                            *target,
+                            args.len(),
+                            rets.len(),
+                            inst.loc.line,
+                        )?;
                         self.call(t, callee, args, rets, inst.loc.line)?;
                     }
                     return Ok(false);
@@ -374,7 +432,9 @@ impl<'c, 'a> Cta<'c, 'a> {
             return Ok(true);
         }
         // Terminator.
-        let Some(term) = &block.term else { return Ok(false) };
+        let Some(term) = &block.term else {
+            return Ok(false);
+        };
         match term {
             Terminator::Jump(b) => {
                 for &t in &lanes {
@@ -384,7 +444,12 @@ impl<'c, 'a> Cta<'c, 'a> {
                 }
                 Ok(true)
             }
-            Terminator::Branch { pred, negate, then, els } => {
+            Terminator::Branch {
+                pred,
+                negate,
+                then,
+                els,
+            } => {
                 let mut taken = 0;
                 for &t in &lanes {
                     let c = (self.val(t, Value::Reg(*pred)) & 1 == 1) != *negate;
@@ -416,7 +481,15 @@ impl<'c, 'a> Cta<'c, 'a> {
         let v = |x: Value| self.val(t, x);
         let line = inst.loc.line;
         match &inst.kind {
-            InstKind::Shfl { mode, dst, pred_dst, a, b, c, mask } => Pending {
+            InstKind::Shfl {
+                mode,
+                dst,
+                pred_dst,
+                a,
+                b,
+                c,
+                mask,
+            } => Pending {
                 kind: CollKind::Shfl(*mode),
                 ty: Ty::B32,
                 vals: [v(*a), v(*b), v(*c)],
@@ -425,7 +498,13 @@ impl<'c, 'a> Cta<'c, 'a> {
                 pred_dst: *pred_dst,
                 line,
             },
-            InstKind::Vote { mode, dst, a, negate, mask } => Pending {
+            InstKind::Vote {
+                mode,
+                dst,
+                a,
+                negate,
+                mask,
+            } => Pending {
                 kind: CollKind::Vote(*mode),
                 ty: Ty::Pred,
                 vals: [u64::from((v(*a) & 1 == 1) != *negate), 0, 0],
@@ -434,7 +513,14 @@ impl<'c, 'a> Cta<'c, 'a> {
                 pred_dst: None,
                 line,
             },
-            InstKind::Match { all, ty, dst, pred_dst, a, mask } => Pending {
+            InstKind::Match {
+                all,
+                ty,
+                dst,
+                pred_dst,
+                a,
+                mask,
+            } => Pending {
                 kind: CollKind::Match(*all),
                 ty: *ty,
                 vals: [zx(v(*a), ty.bits()), 0, 0],
@@ -443,7 +529,13 @@ impl<'c, 'a> Cta<'c, 'a> {
                 pred_dst: *pred_dst,
                 line,
             },
-            InstKind::Redux { op, ty, dst, a, mask } => Pending {
+            InstKind::Redux {
+                op,
+                ty,
+                dst,
+                a,
+                mask,
+            } => Pending {
                 kind: CollKind::Redux(*op),
                 ty: *ty,
                 vals: [zx(v(*a), 32), 0, 0],
@@ -452,9 +544,15 @@ impl<'c, 'a> Cta<'c, 'a> {
                 pred_dst: None,
                 line,
             },
-            InstKind::WarpSync { mask } => {
-                Pending { kind: CollKind::Sync, ty: Ty::B32, vals: [0; 3], mask: v(*mask) as u32, dst: None, pred_dst: None, line }
-            }
+            InstKind::WarpSync { mask } => Pending {
+                kind: CollKind::Sync,
+                ty: Ty::B32,
+                vals: [0; 3],
+                mask: v(*mask) as u32,
+                dst: None,
+                pred_dst: None,
+                line,
+            },
             _ => unreachable!("only collectives are pending"),
         }
     }
@@ -498,7 +596,9 @@ impl<'c, 'a> Cta<'c, 'a> {
             // Everyone named has arrived; those waiting at another kind of
             // operation (other divergent groups) hold this group until they
             // get here too. If that never happens the CTA reports a deadlock.
-            let same = (0..WARP).all(|m| part & (1 << m) == 0 || pend(self, base + m).is_some_and(|q| q.kind == p.kind));
+            let same = (0..WARP).all(|m| {
+                part & (1 << m) == 0 || pend(self, base + m).is_some_and(|q| q.kind == p.kind)
+            });
             if same {
                 ready.push((t, p, part));
             }
@@ -535,7 +635,11 @@ impl<'c, 'a> Cta<'c, 'a> {
                     let j = if ok { j as u32 } else { lane };
                     // A source lane that does not take part gives an
                     // unpredictable value on a GPU; we give the caller's own.
-                    let v = if j < 32 && part & (1 << j) != 0 { value_of(j).unwrap_or(p.vals[0]) } else { p.vals[0] };
+                    let v = if j < 32 && part & (1 << j) != 0 {
+                        value_of(j).unwrap_or(p.vals[0])
+                    } else {
+                        p.vals[0]
+                    };
                     (v, u64::from(ok))
                 }
                 CollKind::Vote(mode) => {
@@ -611,23 +715,48 @@ impl<'c, 'a> Cta<'c, 'a> {
     }
 
     fn arrive(&mut self, t: usize, inst: &Inst, site: (FuncId, BlockId, u32)) -> Res<()> {
-        let InstKind::Bar { kind, id, count, dst, pred } = &inst.kind else { return Ok(()) };
+        let InstKind::Bar {
+            kind,
+            id,
+            count,
+            dst,
+            pred,
+        } = &inst.kind
+        else {
+            return Ok(());
+        };
         let line = inst.loc.line;
         let id_v = self.val(t, *id);
         if id_v >= 16 {
-            return Err(self.fault(t, line, FaultKind::Warp(format!("barrier id {id_v} is out of range 0..15"))));
+            return Err(self.fault(
+                t,
+                line,
+                FaultKind::Warp(format!("barrier id {id_v} is out of range 0..15")),
+            ));
         }
         let count = count.map(|c| self.val(t, c) as u32);
         if let Some(c) = count {
             if c == 0 || c % 32 != 0 && c as usize != self.threads.len() {
-                return Err(self.fault(t, line, FaultKind::Warp(format!("barrier thread count {c} is not a multiple of the warp size"))));
+                return Err(self.fault(
+                    t,
+                    line,
+                    FaultKind::Warp(format!(
+                        "barrier thread count {c} is not a multiple of the warp size"
+                    )),
+                ));
             }
         }
         let pv = pred.map(|(p, neg)| (self.val(t, p) & 1 == 1) != neg);
         let b = &mut self.barriers[id_v as usize];
         if let (Some(c), Some(e)) = (count, b.expected) {
             if c != e {
-                return Err(self.fault(t, line, FaultKind::Warp(format!("barrier {id_v} used with thread counts {e} and {c} at once"))));
+                return Err(self.fault(
+                    t,
+                    line,
+                    FaultKind::Warp(format!(
+                        "barrier {id_v} used with thread counts {e} and {c} at once"
+                    )),
+                ));
             }
         }
         if b.arrived == 0 {
@@ -646,14 +775,23 @@ impl<'c, 'a> Cta<'c, 'a> {
         }
         if *kind != BarKind::Arrive {
             b.waiting.push(t);
-            self.threads[t].state = State::Barrier { id: id_v as usize, line, site, red_dst: *dst };
+            self.threads[t].state = State::Barrier {
+                id: id_v as usize,
+                line,
+                site,
+                red_dst: *dst,
+            };
         }
         Ok(())
     }
 
     /// Release every barrier whose expected number of threads has arrived.
     fn release_barriers(&mut self) -> Res<bool> {
-        let live = self.threads.iter().filter(|t| !matches!(t.state, State::Exited)).count() as u32;
+        let live = self
+            .threads
+            .iter()
+            .filter(|t| !matches!(t.state, State::Exited))
+            .count() as u32;
         let mut released = false;
         for id in 0..self.barriers.len() {
             let b = &self.barriers[id];
@@ -723,7 +861,10 @@ impl<'c, 'a> Cta<'c, 'a> {
             let e = at.entry(key).or_insert((0, t.tid));
             e.0 += 1;
         }
-        let mut parts: Vec<String> = at.iter().map(|(k, (n, first))| format!("{n} thread(s) wait at {k} (first: thread {first:?})")).collect();
+        let mut parts: Vec<String> = at
+            .iter()
+            .map(|(k, (n, first))| format!("{n} thread(s) wait at {k} (first: thread {first:?})"))
+            .collect();
         if exited > 0 {
             parts.push(format!("{exited} thread(s) have exited"));
         }
@@ -734,7 +875,14 @@ impl<'c, 'a> Cta<'c, 'a> {
         }
     }
 
-    fn call(&mut self, t: usize, callee: FuncId, args: &[CallArg], rets: &[CallArg], line: u32) -> Res<()> {
+    fn call(
+        &mut self,
+        t: usize,
+        callee: FuncId,
+        args: &[CallArg],
+        rets: &[CallArg],
+        line: u32,
+    ) -> Res<()> {
         let module = self.ctx.module;
         let f = &module.functions[callee];
         if self.threads[t].frames.len() >= MAX_FRAMES {
@@ -791,17 +939,33 @@ impl<'c, 'a> Cta<'c, 'a> {
                 ParamBinding::KernelBuffer => {}
             }
         }
-        th.frames.push(Frame { func: callee, block: f.entry, idx: 0, regs, local_base: base, rets: rets.to_vec() });
+        th.frames.push(Frame {
+            func: callee,
+            block: f.entry,
+            idx: 0,
+            regs,
+            local_base: base,
+            rets: rets.to_vec(),
+        });
         Ok(())
     }
 
     /// The function a pointer names, checked against the call's shape.
-    fn indirect_target(&self, t: usize, target: Value, nargs: usize, nrets: usize, line: u32) -> Res<FuncId> {
+    fn indirect_target(
+        &self,
+        t: usize,
+        target: Value,
+        nargs: usize,
+        nrets: usize,
+        line: u32,
+    ) -> Res<FuncId> {
         let p = self.val(t, target);
         let module = self.ctx.module;
         let id = p.wrapping_sub(FUNC_WINDOW) / 16;
         let ok = p >= FUNC_WINDOW && p % 16 == 0 && (id as usize) < module.functions.len();
-        let f = ok.then(|| FuncId(id as u32)).filter(|f| !module.functions[*f].is_kernel);
+        let f = ok
+            .then(|| FuncId(id as u32))
+            .filter(|f| !module.functions[*f].is_kernel);
         match f {
             Some(f) if module.functions[f].params.len() == nargs && module.functions[f].returns.len() == nrets => Ok(f),
             Some(f) => Err(self.fault(
@@ -816,7 +980,9 @@ impl<'c, 'a> Cta<'c, 'a> {
     fn ret(&mut self, t: usize) -> Res<()> {
         let module = self.ctx.module;
         let th = &mut self.threads[t];
-        let Some(frame) = th.frames.pop() else { return Ok(()) };
+        let Some(frame) = th.frames.pop() else {
+            return Ok(());
+        };
         let f = &module.functions[frame.func];
         let Some(caller) = th.frames.last_mut() else {
             th.state = State::Exited;
@@ -829,7 +995,9 @@ impl<'c, 'a> Cta<'c, 'a> {
                     let off = (frame.local_base + f.locals[l].offset) as usize;
                     th.local[off..off + p.size as usize].to_vec()
                 }
-                ParamBinding::Reg(r) => frame.regs[r.0 as usize].to_le_bytes()[..(p.size as usize).min(8)].to_vec(),
+                ParamBinding::Reg(r) => {
+                    frame.regs[r.0 as usize].to_le_bytes()[..(p.size as usize).min(8)].to_vec()
+                }
                 ParamBinding::KernelBuffer => continue,
             };
             match dst {
@@ -861,7 +1029,11 @@ impl<'c, 'a> Cta<'c, 'a> {
                 match gv.space {
                     Space::Global => self.ctx.inst.global_addr(g),
                     Space::Shared => {
-                        let off = if gv.dynamic { self.ctx.dyn_base } else { self.ctx.shared_offsets.get(&g).copied().unwrap_or(0) };
+                        let off = if gv.dynamic {
+                            self.ctx.dyn_base
+                        } else {
+                            self.ctx.shared_offsets.get(&g).copied().unwrap_or(0)
+                        };
                         off + if generic { SHARED_WINDOW } else { 0 }
                     }
                     Space::Const => gv.offset + if generic { CONST_WINDOW } else { 0 },
@@ -874,7 +1046,10 @@ impl<'c, 'a> Cta<'c, 'a> {
                 off + if generic { LOCAL_WINDOW } else { 0 }
             }
             Symbol::KernelParam(i) => {
-                let off = module.functions[self.ctx.kernel].params.get(i as usize).map_or(0, |p| p.offset);
+                let off = module.functions[self.ctx.kernel]
+                    .params
+                    .get(i as usize)
+                    .map_or(0, |p| p.offset);
                 off + if generic { PARAM_WINDOW } else { 0 }
             }
             Symbol::Function(f) => FUNC_WINDOW + 16 * u64::from(f.0),
@@ -895,7 +1070,12 @@ impl<'c, 'a> Cta<'c, 'a> {
         if space != Space::Generic {
             return (space, addr);
         }
-        for (w, s) in [(SHARED_WINDOW, Space::Shared), (LOCAL_WINDOW, Space::Local), (CONST_WINDOW, Space::Const), (PARAM_WINDOW, Space::Param)] {
+        for (w, s) in [
+            (SHARED_WINDOW, Space::Shared),
+            (LOCAL_WINDOW, Space::Local),
+            (CONST_WINDOW, Space::Const),
+            (PARAM_WINDOW, Space::Param),
+        ] {
             if addr >= w && addr < w + WINDOW_SIZE {
                 return (s, addr - w);
             }
@@ -903,13 +1083,46 @@ impl<'c, 'a> Cta<'c, 'a> {
         (Space::Global, addr)
     }
 
-    fn mem_fault(&self, t: usize, line: u32, what: &str, space: Space, len: u32, addr: u64, detail: String) -> ExecError {
-        self.fault(t, line, FaultKind::Memory { access: format!("{space} {what} of {len} bytes"), addr, detail })
+    fn mem_fault(
+        &self,
+        t: usize,
+        line: u32,
+        what: &str,
+        space: Space,
+        len: u32,
+        addr: u64,
+        detail: String,
+    ) -> ExecError {
+        self.fault(
+            t,
+            line,
+            FaultKind::Memory {
+                access: format!("{space} {what} of {len} bytes"),
+                addr,
+                detail,
+            },
+        )
     }
 
-    fn check_align(&self, t: usize, line: u32, what: &str, space: Space, addr: u64, align: u32) -> Res<()> {
+    fn check_align(
+        &self,
+        t: usize,
+        line: u32,
+        what: &str,
+        space: Space,
+        addr: u64,
+        align: u32,
+    ) -> Res<()> {
         if align > 1 && addr % u64::from(align) != 0 {
-            return Err(self.fault(t, line, FaultKind::Misaligned { access: format!("{space} {what}"), addr, align }));
+            return Err(self.fault(
+                t,
+                line,
+                FaultKind::Misaligned {
+                    access: format!("{space} {what}"),
+                    addr,
+                    align,
+                },
+            ));
         }
         Ok(())
     }
@@ -936,7 +1149,22 @@ impl<'c, 'a> Cta<'c, 'a> {
         let (size, _) = self.small_space(t, sp);
         let end = off.checked_add(u64::from(len));
         if end.is_none_or(|e| e > size as u64) {
-            return Err(self.mem_fault(t, line, "load", sp, len, addr, format!("the {sp} space of this {} is {size} bytes", if sp == Space::Local { "thread" } else { "launch" })));
+            return Err(self.mem_fault(
+                t,
+                line,
+                "load",
+                sp,
+                len,
+                addr,
+                format!(
+                    "the {sp} space of this {} is {size} bytes",
+                    if sp == Space::Local {
+                        "thread"
+                    } else {
+                        "launch"
+                    }
+                ),
+            ));
         }
         let o = off as usize;
         let bytes: &[u8] = match sp {
@@ -962,11 +1190,30 @@ impl<'c, 'a> Cta<'c, 'a> {
             };
         }
         if matches!(sp, Space::Const | Space::Param) {
-            return Err(self.mem_fault(t, line, "store", sp, len, addr, format!("the {sp} space is read-only")));
+            return Err(self.mem_fault(
+                t,
+                line,
+                "store",
+                sp,
+                len,
+                addr,
+                format!("the {sp} space is read-only"),
+            ));
         }
         let (size, _) = self.small_space(t, sp);
-        if off.checked_add(u64::from(len)).is_none_or(|e| e > size as u64) {
-            return Err(self.mem_fault(t, line, "store", sp, len, addr, format!("the {sp} space is {size} bytes")));
+        if off
+            .checked_add(u64::from(len))
+            .is_none_or(|e| e > size as u64)
+        {
+            return Err(self.mem_fault(
+                t,
+                line,
+                "store",
+                sp,
+                len,
+                addr,
+                format!("the {sp} space is {size} bytes"),
+            ));
         }
         let o = off as usize;
         let bytes = &v.to_le_bytes()[..len as usize];
@@ -977,7 +1224,17 @@ impl<'c, 'a> Cta<'c, 'a> {
         Ok(())
     }
 
-    fn atomic(&mut self, t: usize, line: u32, space: Space, addr: u64, ty: Ty, op: AtomOp, a: u64, b: u64) -> Res<u64> {
+    fn atomic(
+        &mut self,
+        t: usize,
+        line: u32,
+        space: Space,
+        addr: u64,
+        ty: Ty,
+        op: AtomOp,
+        a: u64,
+        b: u64,
+    ) -> Res<u64> {
         let len = ty.bytes();
         self.check_align(t, line, "atomic", space, addr, len)?;
         let (sp, off) = Self::resolve(space, addr);
@@ -993,7 +1250,15 @@ impl<'c, 'a> Cta<'c, 'a> {
                 self.store(t, line, sp, off, len, memory::mask(len) & new)?;
                 Ok(old)
             }
-            _ => Err(self.mem_fault(t, line, "atomic", sp, len, addr, "atomics need global or shared memory".into())),
+            _ => Err(self.mem_fault(
+                t,
+                line,
+                "atomic",
+                sp,
+                len,
+                addr,
+                "atomics need global or shared memory".into(),
+            )),
         }
     }
 
@@ -1061,7 +1326,14 @@ impl<'c, 'a> Cta<'c, 'a> {
         Ok(out)
     }
 
-    fn builtin(&mut self, t: usize, line: u32, which: Builtin, args: &[CallArg], rets: &[CallArg]) -> Res<()> {
+    fn builtin(
+        &mut self,
+        t: usize,
+        line: u32,
+        which: Builtin,
+        args: &[CallArg],
+        rets: &[CallArg],
+    ) -> Res<()> {
         let a: Vec<u64> = args.iter().map(|x| self.call_arg(t, x)).collect();
         match which {
             Builtin::Vprintf => {
@@ -1069,20 +1341,33 @@ impl<'c, 'a> Cta<'c, 'a> {
                 let mut fault = None;
                 let (text, n) = crate::printf::format(
                     &fmt,
-                    |off, size| match self.load(t, line, Space::Generic, a[1].wrapping_add(off), size) {
+                    |off, size| match self.load(
+                        t,
+                        line,
+                        Space::Generic,
+                        a[1].wrapping_add(off),
+                        size,
+                    ) {
                         Ok(v) => Some(v),
                         Err(e) => {
                             fault.get_or_insert(e);
                             None
                         }
                     },
-                    |p| self.c_string(t, line, p).map(|s| String::from_utf8_lossy(&s).into_owned()).unwrap_or_else(|_| "(bad string)".into()),
+                    |p| {
+                        self.c_string(t, line, p)
+                            .map(|s| String::from_utf8_lossy(&s).into_owned())
+                            .unwrap_or_else(|_| "(bad string)".into())
+                    },
                 );
                 if let Some(e) = fault {
                     return Err(e);
                 }
                 match &self.ctx.printf {
-                    Some(buf) => buf.lock().unwrap_or_else(|p| p.into_inner()).push_str(&text),
+                    Some(buf) => buf
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push_str(&text),
                     None => {
                         use std::io::Write;
                         let mut out = std::io::stdout().lock();
@@ -1098,7 +1383,10 @@ impl<'c, 'a> Cta<'c, 'a> {
                 let msg = String::from_utf8_lossy(&self.c_string(t, line, a[0])?).into_owned();
                 let file = String::from_utf8_lossy(&self.c_string(t, line, a[1])?).into_owned();
                 let func = String::from_utf8_lossy(&self.c_string(t, line, a[3])?).into_owned();
-                let m = format!("assertion `{msg}` failed at {file}:{} in `{func}`", a[2] as u32);
+                let m = format!(
+                    "assertion `{msg}` failed at {file}:{} in `{func}`",
+                    a[2] as u32
+                );
                 return Err(self.fault(t, line, FaultKind::Assert(m)));
             }
         }
@@ -1146,7 +1434,15 @@ impl<'c, 'a> Cta<'c, 'a> {
                 let r = alu::int_op(*op, *ty, &a[..args.len()]);
                 self.set(t, *dst, r);
             }
-            InstKind::Carry { sub, ty, dst, a, b, carry_in, carry_out } => {
+            InstKind::Carry {
+                sub,
+                ty,
+                dst,
+                a,
+                b,
+                carry_in,
+                carry_out,
+            } => {
                 let bits = ty.bits();
                 let (x, y) = (zx(v(self, *a), bits) as u128, zx(v(self, *b), bits) as u128);
                 let cin = carry_in.map_or(0, |c| (v(self, Value::Reg(c)) & 1) as u128);
@@ -1164,7 +1460,15 @@ impl<'c, 'a> Cta<'c, 'a> {
                     self.set(t, *c, cout);
                 }
             }
-            InstKind::Float { op, ty, dst, args, round, ftz, sat } => {
+            InstKind::Float {
+                op,
+                ty,
+                dst,
+                args,
+                round,
+                ftz,
+                sat,
+            } => {
                 let mut a = [0u64; 3];
                 for (i, x) in args.iter().enumerate().take(3) {
                     a[i] = v(self, *x);
@@ -1172,7 +1476,16 @@ impl<'c, 'a> Cta<'c, 'a> {
                 let r = alu::float_op(*op, *ty, &a[..args.len()], *round, *ftz, *sat);
                 self.set(t, *dst, r);
             }
-            InstKind::Setp { cmp, ty, dst, dst2, a, b, combine, ftz } => {
+            InstKind::Setp {
+                cmp,
+                ty,
+                dst,
+                dst2,
+                a,
+                b,
+                combine,
+                ftz,
+            } => {
                 let c = alu::compare(*cmp, *ty, v(self, *a), v(self, *b), *ftz);
                 let (r1, r2) = match combine {
                     None => (c, !c),
@@ -1186,7 +1499,16 @@ impl<'c, 'a> Cta<'c, 'a> {
                     self.set(t, *d2, u64::from(r2));
                 }
             }
-            InstKind::Set { cmp, ty, dst_ty, dst, a, b, combine, ftz } => {
+            InstKind::Set {
+                cmp,
+                ty,
+                dst_ty,
+                dst,
+                a,
+                b,
+                combine,
+                ftz,
+            } => {
                 let mut c = alu::compare(*cmp, *ty, v(self, *a), v(self, *b), *ftz);
                 if let Some((op, p, neg)) = combine {
                     let q = (v(self, *p) & 1 == 1) != *neg;
@@ -1200,10 +1522,22 @@ impl<'c, 'a> Cta<'c, 'a> {
                 self.set(t, *dst, r);
             }
             InstKind::Selp { dst, a, b, c, .. } => {
-                let r = if v(self, *c) & 1 == 1 { v(self, *a) } else { v(self, *b) };
+                let r = if v(self, *c) & 1 == 1 {
+                    v(self, *a)
+                } else {
+                    v(self, *b)
+                };
                 self.set(t, *dst, r);
             }
-            InstKind::Slct { dst, a, b, c, cty, ftz, .. } => {
+            InstKind::Slct {
+                dst,
+                a,
+                b,
+                c,
+                cty,
+                ftz,
+                ..
+            } => {
                 let cv = v(self, *c);
                 let ge = if *cty == Ty::F32 {
                     let f = f32::from_bits(cv as u32);
@@ -1230,7 +1564,15 @@ impl<'c, 'a> Cta<'c, 'a> {
                 let r = alu::testp(*kind, *ty, v(self, *a));
                 self.set(t, *dst, u64::from(r));
             }
-            InstKind::Cvt { dst_ty, src_ty, dst, src, round, ftz, sat } => {
+            InstKind::Cvt {
+                dst_ty,
+                src_ty,
+                dst,
+                src,
+                round,
+                ftz,
+                sat,
+            } => {
                 let r = alu::cvt(*dst_ty, *src_ty, v(self, *src), *round, *ftz, *sat);
                 self.set(t, *dst, r);
             }
@@ -1238,7 +1580,13 @@ impl<'c, 'a> Cta<'c, 'a> {
                 let (sp, _) = Self::resolve(Space::Generic, v(self, *src));
                 self.set(t, *dst, u64::from(sp == *space));
             }
-            InstKind::Cvta { to_generic, space, dst, src, bits } => {
+            InstKind::Cvta {
+                to_generic,
+                space,
+                dst,
+                src,
+                bits,
+            } => {
                 let x = zx(v(self, *src), *bits);
                 let window = match space {
                     Space::Shared => SHARED_WINDOW,
@@ -1260,14 +1608,24 @@ impl<'c, 'a> Cta<'c, 'a> {
                 };
                 self.set(t, *dst, zx(r, *bits));
             }
-            InstKind::Pack { dst, parts, part_bits, .. } => {
+            InstKind::Pack {
+                dst,
+                parts,
+                part_bits,
+                ..
+            } => {
                 let mut r = 0u64;
                 for (i, p) in parts.iter().enumerate() {
                     r |= zx(v(self, *p), *part_bits) << (i as u32 * part_bits);
                 }
                 self.set(t, *dst, r);
             }
-            InstKind::Unpack { dsts, src, part_bits, .. } => {
+            InstKind::Unpack {
+                dsts,
+                src,
+                part_bits,
+                ..
+            } => {
                 let x = v(self, *src);
                 for (i, d) in dsts.iter().enumerate() {
                     if let Some(d) = d {
@@ -1275,35 +1633,90 @@ impl<'c, 'a> Cta<'c, 'a> {
                     }
                 }
             }
-            InstKind::Ld { space, ty, dsts, addr, .. } => {
+            InstKind::Ld {
+                space,
+                ty,
+                dsts,
+                addr,
+                ..
+            } => {
                 let base = self.effective(t, addr, *space);
                 let len = ty.bytes();
                 let total = len * dsts.len() as u32;
-                self.check_align(t, line, "load", *space, base, total.next_power_of_two().min(16))?;
+                self.check_align(
+                    t,
+                    line,
+                    "load",
+                    *space,
+                    base,
+                    total.next_power_of_two().min(16),
+                )?;
                 for (i, d) in dsts.iter().enumerate() {
-                    let x = self.load(t, line, *space, base.wrapping_add(u64::from(len) * i as u64), len)?;
-                    let x = if ty.is_signed() { sx(x, ty.bits()) as u64 } else { x };
+                    let x = self.load(
+                        t,
+                        line,
+                        *space,
+                        base.wrapping_add(u64::from(len) * i as u64),
+                        len,
+                    )?;
+                    let x = if ty.is_signed() {
+                        sx(x, ty.bits()) as u64
+                    } else {
+                        x
+                    };
                     if let Some(d) = d {
                         self.set(t, *d, x);
                     }
                 }
             }
-            InstKind::St { space, ty, srcs, addr, .. } => {
+            InstKind::St {
+                space,
+                ty,
+                srcs,
+                addr,
+                ..
+            } => {
                 let base = self.effective(t, addr, *space);
                 let len = ty.bytes();
                 let total = len * srcs.len() as u32;
-                self.check_align(t, line, "store", *space, base, total.next_power_of_two().min(16))?;
+                self.check_align(
+                    t,
+                    line,
+                    "store",
+                    *space,
+                    base,
+                    total.next_power_of_two().min(16),
+                )?;
                 for (i, s) in srcs.iter().enumerate() {
                     let x = zx(v(self, *s), len * 8);
-                    self.store(t, line, *space, base.wrapping_add(u64::from(len) * i as u64), len, x)?;
+                    self.store(
+                        t,
+                        line,
+                        *space,
+                        base.wrapping_add(u64::from(len) * i as u64),
+                        len,
+                        x,
+                    )?;
                 }
             }
-            InstKind::Atom { space, op, ty, dst, addr, a, b } => {
+            InstKind::Atom {
+                space,
+                op,
+                ty,
+                dst,
+                addr,
+                a,
+                b,
+            } => {
                 let at = self.effective(t, addr, *space);
                 let (x, y) = (v(self, *a), b.map_or(0, |b| v(self, b)));
                 let old = self.atomic(t, line, *space, at, *ty, *op, x, y)?;
                 if let Some(d) = dst {
-                    let old = if ty.is_signed() { sx(old, ty.bits()) as u64 } else { old };
+                    let old = if ty.is_signed() {
+                        sx(old, ty.bits()) as u64
+                    } else {
+                        old
+                    };
                     self.set(t, *d, old);
                 }
             }

@@ -6,8 +6,16 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FaultKind {
     /// Load/store/atomic outside any allocation or space.
-    Memory { access: String, addr: u64, detail: String },
-    Misaligned { access: String, addr: u64, align: u32 },
+    Memory {
+        access: String,
+        addr: u64,
+        detail: String,
+    },
+    Misaligned {
+        access: String,
+        addr: u64,
+        align: u32,
+    },
     /// `trap`/`brkpt`.
     Trap,
     /// A device `assert` failed.
@@ -31,12 +39,19 @@ pub struct Fault {
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
-            FaultKind::Memory { access, addr, detail } => {
-                write!(f, "out of bounds {access} at address {addr:#x} ({detail})")?
-            }
-            FaultKind::Misaligned { access, addr, align } => {
-                write!(f, "misaligned {access} at address {addr:#x} (needs {align}-byte alignment)")?
-            }
+            FaultKind::Memory {
+                access,
+                addr,
+                detail,
+            } => write!(f, "out of bounds {access} at address {addr:#x} ({detail})")?,
+            FaultKind::Misaligned {
+                access,
+                addr,
+                align,
+            } => write!(
+                f,
+                "misaligned {access} at address {addr:#x} (needs {align}-byte alignment)"
+            )?,
             FaultKind::Trap => write!(f, "trap instruction executed")?,
             FaultKind::Assert(m) => write!(f, "{m}")?,
             FaultKind::StackOverflow => write!(f, "call stack overflow (recursion too deep)")?,
@@ -45,7 +60,14 @@ impl fmt::Display for Fault {
         write!(
             f,
             " in kernel `{}`, block ({},{},{}), thread ({},{},{}), PTX line {}",
-            self.kernel, self.block[0], self.block[1], self.block[2], self.thread[0], self.thread[1], self.thread[2], self.line
+            self.kernel,
+            self.block[0],
+            self.block[1],
+            self.block[2],
+            self.thread[0],
+            self.thread[1],
+            self.thread[2],
+            self.line
         )
     }
 }
@@ -55,12 +77,20 @@ pub enum ExecError {
     #[error("{0}")]
     Fault(Box<Fault>),
     #[error("barrier deadlock in kernel `{kernel}`, block ({},{},{}): {detail}", block[0], block[1], block[2])]
-    Deadlock { kernel: String, block: [u32; 3], detail: String },
+    Deadlock {
+        kernel: String,
+        block: [u32; 3],
+        detail: String,
+    },
     /// `bar.sync` reached at different places by threads of one CTA:
     /// undefined in CUDA (`__syncthreads` must be reached by every thread at
     /// the same point), so reported rather than guessed at.
     #[error("barrier divergence in kernel `{kernel}`, block ({},{},{}): {detail}", block[0], block[1], block[2])]
-    BarrierDivergence { kernel: String, block: [u32; 3], detail: String },
+    BarrierDivergence {
+        kernel: String,
+        block: [u32; 3],
+        detail: String,
+    },
     #[error("kernel `{kernel}` exceeded the time limit of {secs:.1} s and was stopped")]
     Timeout { kernel: String, secs: f64 },
     #[error("invalid launch: {0}")]

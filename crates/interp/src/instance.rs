@@ -2,8 +2,8 @@
 //! initialised, its `.const` bank built, relocations resolved.
 
 use crate::memory::{DeviceMemory, MemoryError, CONST_WINDOW, FUNC_WINDOW, SHARED_WINDOW};
-use std::sync::Arc;
 use std::collections::HashMap;
+use std::sync::Arc;
 use warpfold_ir::shared::{shared_layout, SharedLayout};
 use warpfold_ir::{FuncId, GlobalId, Module, RelocTarget, Space};
 
@@ -27,7 +27,13 @@ impl Instance {
                 allocs.push((id, a));
             }
         }
-        let const_size = module.globals.values().filter(|g| g.space == Space::Const).map(|g| g.offset + g.size).max().unwrap_or(0);
+        let const_size = module
+            .globals
+            .values()
+            .filter(|g| g.space == Space::Const)
+            .map(|g| g.offset + g.size)
+            .max()
+            .unwrap_or(0);
         let mut const_bank = vec![0u8; const_size as usize];
         let addr_of = |id: GlobalId, generic: bool| -> u64 {
             let g = &module.globals[id];
@@ -35,7 +41,8 @@ impl Instance {
                 Space::Global => global_addr[id.0 as usize],
                 Space::Const => g.offset + if generic { CONST_WINDOW } else { 0 },
                 Space::Shared => {
-                    warpfold_ir::shared::pinned_offset(&module, id).unwrap_or(0) + if generic { SHARED_WINDOW } else { 0 }
+                    warpfold_ir::shared::pinned_offset(&module, id).unwrap_or(0)
+                        + if generic { SHARED_WINDOW } else { 0 }
                 }
                 _ => 0,
             }
@@ -44,7 +51,9 @@ impl Instance {
             let mut bytes = g.init.clone();
             for r in &g.relocs {
                 let base = match r.target {
-                    RelocTarget::Global(t) => addr_of(t, r.generic || module.globals[t].space == Space::Global),
+                    RelocTarget::Global(t) => {
+                        addr_of(t, r.generic || module.globals[t].space == Space::Global)
+                    }
                     RelocTarget::Function(f) => FUNC_WINDOW + 16 * u64::from(f.0),
                 };
                 let v = base.wrapping_add(r.addend as u64);
@@ -67,8 +76,16 @@ impl Instance {
                 _ => {}
             }
         }
-        let shared = module.kernels().map(|(k, _)| (k, shared_layout(&module, k))).collect();
-        Ok(Instance { module, global_addr, const_bank, shared })
+        let shared = module
+            .kernels()
+            .map(|(k, _)| (k, shared_layout(&module, k)))
+            .collect();
+        Ok(Instance {
+            module,
+            global_addr,
+            const_bank,
+            shared,
+        })
     }
 
     pub fn module(&self) -> &Module {

@@ -75,17 +75,29 @@ pub fn launch(
     let bad = |m: String| Err(ExecError::BadLaunch(format!("kernel `{name}`: {m}")));
     let threads_per_cta = cfg.block.iter().map(|&d| u64::from(d)).product::<u64>();
     if cfg.grid.contains(&0) || cfg.block.contains(&0) {
-        return bad(format!("grid {:?} and block {:?} must be at least 1 in every dimension", cfg.grid, cfg.block));
+        return bad(format!(
+            "grid {:?} and block {:?} must be at least 1 in every dimension",
+            cfg.grid, cfg.block
+        ));
     }
     if threads_per_cta > 1024 || cfg.block[2] > 64 {
-        return bad(format!("block {:?} has {threads_per_cta} threads; at most 1024 (and z at most 64)", cfg.block));
+        return bad(format!(
+            "block {:?} has {threads_per_cta} threads; at most 1024 (and z at most 64)",
+            cfg.block
+        ));
     }
     if cfg.grid[0] > i32::MAX as u32 || cfg.grid[1] > 65535 || cfg.grid[2] > 65535 {
-        return bad(format!("grid {:?} exceeds the limits (2^31-1, 65535, 65535)", cfg.grid));
+        return bad(format!(
+            "grid {:?} exceeds the limits (2^31-1, 65535, 65535)",
+            cfg.grid
+        ));
     }
     if let Some(req) = func.reqntid {
         if req != cfg.block {
-            return bad(format!("the kernel requires block {:?} (.reqntid), launched with {:?}", req, cfg.block));
+            return bad(format!(
+                "the kernel requires block {:?} (.reqntid), launched with {:?}",
+                req, cfg.block
+            ));
         }
     }
     if let Some(max) = func.maxntid {
@@ -95,7 +107,11 @@ pub fn launch(
         }
     }
     if params.len() as u64 != func.param_bytes {
-        return bad(format!("parameter buffer is {} bytes, the kernel takes {}", params.len(), func.param_bytes));
+        return bad(format!(
+            "parameter buffer is {} bytes, the kernel takes {}",
+            params.len(),
+            func.param_bytes
+        ));
     }
     let Some(layout) = inst.shared_layout(kernel) else {
         return bad("no shared-memory layout (not a kernel of this module)".into());
@@ -103,12 +119,16 @@ pub fn launch(
     let dyn_base = layout.dynamic_base();
     let shared_total = dyn_base + u64::from(cfg.dynamic_shared);
     if shared_total > MAX_SHARED {
-        return bad(format!("needs {shared_total} bytes of shared memory; the limit is {MAX_SHARED}"));
+        return bad(format!(
+            "needs {shared_total} bytes of shared memory; the limit is {MAX_SHARED}"
+        ));
     }
 
     let total_ctas = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
     let workers = match opts.threads {
-        0 => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        0 => std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
         n => n,
     }
     .min(total_ctas.max(1) as usize)
@@ -145,7 +165,11 @@ pub fn launch(
                     return;
                 }
                 let g = ctx.cfg.grid;
-                let ctaid = [(i % u64::from(g[0])) as u32, ((i / u64::from(g[0])) % u64::from(g[1])) as u32, (i / (u64::from(g[0]) * u64::from(g[1]))) as u32];
+                let ctaid = [
+                    (i % u64::from(g[0])) as u32,
+                    ((i / u64::from(g[0])) % u64::from(g[1])) as u32,
+                    (i / (u64::from(g[0]) * u64::from(g[1]))) as u32,
+                ];
                 match cta::run_cta(ctx, ctaid, w as u32) {
                     Ok(n) => {
                         executed.fetch_add(n, Ordering::Relaxed);
@@ -157,7 +181,10 @@ pub fn launch(
                         // does not depend on thread timing when several fail.
                         let replace = match &*slot {
                             None => true,
-                            Some((j, prev)) => matches!(prev, ExecError::Cancelled) || (i < *j && !matches!(e, ExecError::Cancelled)),
+                            Some((j, prev)) => {
+                                matches!(prev, ExecError::Cancelled)
+                                    || (i < *j && !matches!(e, ExecError::Cancelled))
+                            }
                         };
                         if replace {
                             *slot = Some((i, e));
@@ -170,6 +197,8 @@ pub fn launch(
     });
     match first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         Some((_, e)) => Err(e),
-        None => Ok(LaunchStats { thread_instructions: executed.load(Ordering::Relaxed) }),
+        None => Ok(LaunchStats {
+            thread_instructions: executed.load(Ordering::Relaxed),
+        }),
     }
 }

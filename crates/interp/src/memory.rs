@@ -41,7 +41,10 @@ pub struct Allocation {
 impl Allocation {
     fn new(size: u64) -> Self {
         let n = size.div_ceil(8).max(1) as usize;
-        let words = (0..n + 2 * PAD_WORDS).map(|_| AtomicU64::new(0)).collect::<Vec<_>>().into_boxed_slice();
+        let words = (0..n + 2 * PAD_WORDS)
+            .map(|_| AtomicU64::new(0))
+            .collect::<Vec<_>>()
+            .into_boxed_slice();
         let base = words[PAD_WORDS..].as_ptr() as u64;
         Allocation { base, size, words }
     }
@@ -58,7 +61,10 @@ impl Allocation {
 
     /// Whether `[addr, addr+len)` lies inside.
     pub fn contains(&self, addr: u64, len: u64) -> bool {
-        addr >= self.base && addr.checked_add(len).is_some_and(|e| e <= self.base + self.size)
+        addr >= self.base
+            && addr
+                .checked_add(len)
+                .is_some_and(|e| e <= self.base + self.size)
     }
 
     /// Read `len` (1..=8) bytes at byte offset `off`, little-endian.
@@ -121,7 +127,11 @@ fn read_words(words: &[AtomicU64], off: u64, len: u32) -> u64 {
     let i = (off / 8) as usize;
     let shift = (off % 8) * 8;
     let lo = words[i].load(Relaxed) >> shift;
-    let v = if shift + u64::from(len) * 8 > 64 { lo | (words[i + 1].load(Relaxed) << (64 - shift)) } else { lo };
+    let v = if shift + u64::from(len) * 8 > 64 {
+        lo | (words[i + 1].load(Relaxed) << (64 - shift))
+    } else {
+        lo
+    };
     v & mask(len)
 }
 
@@ -133,12 +143,20 @@ fn write_words(words: &[AtomicU64], off: u64, len: u32, val: u64) {
         return;
     }
     let first = (64 - shift).min(u64::from(len) * 8);
-    let m = if first >= 64 { u64::MAX } else { (1u64 << first) - 1 };
-    let _ = words[i].fetch_update(Relaxed, Relaxed, |w| Some((w & !(m << shift)) | ((val & m) << shift)));
+    let m = if first >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << first) - 1
+    };
+    let _ = words[i].fetch_update(Relaxed, Relaxed, |w| {
+        Some((w & !(m << shift)) | ((val & m) << shift))
+    });
     if first < u64::from(len) * 8 {
         let rest = u64::from(len) * 8 - first;
         let m2 = (1u64 << rest) - 1;
-        let _ = words[i + 1].fetch_update(Relaxed, Relaxed, |w| Some((w & !m2) | ((val >> first) & m2)));
+        let _ = words[i + 1].fetch_update(Relaxed, Relaxed, |w| {
+            Some((w & !m2) | ((val >> first) & m2))
+        });
     }
 }
 
@@ -155,7 +173,12 @@ pub enum MemoryError {
     #[error("no allocation at address {0:#x}")]
     NotAllocated(u64),
     #[error("access of {len} bytes at {addr:#x} is outside allocation {base:#x}..{end:#x}")]
-    OutOfBounds { addr: u64, len: u64, base: u64, end: u64 },
+    OutOfBounds {
+        addr: u64,
+        len: u64,
+        base: u64,
+        end: u64,
+    },
 }
 
 /// Largest single allocation (64 GiB).
@@ -163,7 +186,9 @@ const MAX_ALLOC: u64 = 1 << 36;
 
 impl DeviceMemory {
     pub fn new() -> Self {
-        DeviceMemory { allocs: RwLock::new(BTreeMap::new()) }
+        DeviceMemory {
+            allocs: RwLock::new(BTreeMap::new()),
+        }
     }
 
     /// Allocate `size` zeroed bytes (8-byte aligned), with unmapped guards around.
@@ -179,12 +204,20 @@ impl DeviceMemory {
         }
         drop(probe);
         let a = Arc::new(Allocation::new(size));
-        self.allocs.write().unwrap_or_else(|e| e.into_inner()).insert(a.base, a.clone());
+        self.allocs
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(a.base, a.clone());
         Ok(a)
     }
 
     pub fn free(&self, base: u64) -> Result<(), MemoryError> {
-        match self.allocs.write().unwrap_or_else(|e| e.into_inner()).remove(&base) {
+        match self
+            .allocs
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&base)
+        {
             Some(_) => Ok(()),
             None => Err(MemoryError::NotAllocated(base)),
         }
@@ -192,7 +225,15 @@ impl DeviceMemory {
 
     /// The allocations as a sorted table, for fast lookups during a launch.
     pub fn snapshot(&self) -> MemoryMap {
-        MemoryMap { allocs: self.allocs.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect() }
+        MemoryMap {
+            allocs: self
+                .allocs
+                .read()
+                .unwrap_or_else(|e| e.into_inner())
+                .values()
+                .cloned()
+                .collect(),
+        }
     }
 }
 
@@ -213,11 +254,21 @@ impl MemoryMap {
         if a.contains(addr, len) {
             Ok(a)
         } else if addr < a.base + a.size {
-            Err(MemoryError::OutOfBounds { addr, len, base: a.base, end: a.base + a.size })
+            Err(MemoryError::OutOfBounds {
+                addr,
+                len,
+                base: a.base,
+                end: a.base + a.size,
+            })
         } else {
             // Just past the end of an allocation reads as out of bounds of it.
             if addr < a.base + a.size + GUARD {
-                Err(MemoryError::OutOfBounds { addr, len, base: a.base, end: a.base + a.size })
+                Err(MemoryError::OutOfBounds {
+                    addr,
+                    len,
+                    base: a.base,
+                    end: a.base + a.size,
+                })
             } else {
                 Err(MemoryError::NotAllocated(addr))
             }
@@ -247,8 +298,14 @@ mod tests {
         let a = m.alloc(10).unwrap();
         let map = m.snapshot();
         assert!(map.find(a.base + 9, 1).is_ok());
-        assert!(matches!(map.find(a.base + 9, 2), Err(MemoryError::OutOfBounds { .. })));
-        assert!(matches!(map.find(a.base + 10, 1), Err(MemoryError::OutOfBounds { .. })));
+        assert!(matches!(
+            map.find(a.base + 9, 2),
+            Err(MemoryError::OutOfBounds { .. })
+        ));
+        assert!(matches!(
+            map.find(a.base + 10, 1),
+            Err(MemoryError::OutOfBounds { .. })
+        ));
         assert!(matches!(map.find(0, 4), Err(MemoryError::NotAllocated(0))));
     }
 

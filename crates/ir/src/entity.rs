@@ -44,7 +44,10 @@ pub struct Arena<K: EntityRef, T> {
 
 impl<K: EntityRef, T> Default for Arena<K, T> {
     fn default() -> Self {
-        Arena { items: Vec::new(), _key: PhantomData }
+        Arena {
+            items: Vec::new(),
+            _key: PhantomData,
+        }
     }
 }
 
@@ -69,7 +72,10 @@ impl<K: EntityRef, T> Arena<K, T> {
         self.items.iter().enumerate().map(|(i, t)| (K::new(i), t))
     }
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (K, &mut T)> {
-        self.items.iter_mut().enumerate().map(|(i, t)| (K::new(i), t))
+        self.items
+            .iter_mut()
+            .enumerate()
+            .map(|(i, t)| (K::new(i), t))
     }
     pub fn keys(&self) -> impl Iterator<Item = K> {
         (0..self.items.len()).map(K::new)

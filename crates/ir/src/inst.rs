@@ -95,7 +95,9 @@ pub enum IntOp {
     Brev,
     /// Position of the most significant non-sign bit; `shiftamt` gives the
     /// left shift amount instead.
-    Bfind { shiftamt: bool },
+    Bfind {
+        shiftamt: bool,
+    },
     /// Bit-field extract (a, pos, len).
     Bfe,
     /// Bit-field insert (a into b, pos, len).
@@ -103,13 +105,23 @@ pub enum IntOp {
     /// Byte permute (a, b, selector) with a mode.
     Prmt(PrmtMode),
     /// Funnel shift (a, b, amount).
-    Shf { left: bool, clamp: bool },
+    Shf {
+        left: bool,
+        clamp: bool,
+    },
     /// Three-input logic with a truth table.
     Lop3(u8),
     /// `dp4a`/`dp2a`: dot products of packed bytes/halves plus c;
     /// the signedness of a and b is given, `hi` selects dp2a's half of b.
-    Dp4a { a_signed: bool, b_signed: bool },
-    Dp2a { a_signed: bool, b_signed: bool, hi: bool },
+    Dp4a {
+        a_signed: bool,
+        b_signed: bool,
+    },
+    Dp2a {
+        a_signed: bool,
+        b_signed: bool,
+        hi: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -139,8 +151,12 @@ pub enum FloatOp {
     Sin,
     Cos,
     Tanh,
-    Min { nan: bool },
-    Max { nan: bool },
+    Min {
+        nan: bool,
+    },
+    Max {
+        nan: bool,
+    },
     Abs,
     Neg,
     /// sign of a, magnitude of b
@@ -299,59 +315,230 @@ pub enum CallArg {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum InstKind {
-    Mov { ty: Ty, dst: Reg, src: Value },
+    Mov {
+        ty: Ty,
+        dst: Reg,
+        src: Value,
+    },
     /// `dst` = address of `sym` in `space` (generic when `Space::Generic`).
-    AddrOf { dst: Reg, sym: Symbol, space: Space },
-    Int { op: IntOp, ty: Ty, dst: Reg, args: Vec<Value> },
+    AddrOf {
+        dst: Reg,
+        sym: Symbol,
+        space: Space,
+    },
+    Int {
+        op: IntOp,
+        ty: Ty,
+        dst: Reg,
+        args: Vec<Value>,
+    },
     /// Add/subtract with carry in and/or out (`add.cc`, `addc`, `subc.cc`...).
     /// The carry lives in a hidden predicate-like register.
-    Carry { sub: bool, ty: Ty, dst: Reg, a: Value, b: Value, carry_in: Option<Reg>, carry_out: Option<Reg> },
+    Carry {
+        sub: bool,
+        ty: Ty,
+        dst: Reg,
+        a: Value,
+        b: Value,
+        carry_in: Option<Reg>,
+        carry_out: Option<Reg>,
+    },
     /// `round` applies to add/sub/mul/fma; div/sqrt/rcp carry their own kind.
-    Float { op: FloatOp, ty: Ty, dst: Reg, args: Vec<Value>, round: Round, ftz: bool, sat: bool },
+    Float {
+        op: FloatOp,
+        ty: Ty,
+        dst: Reg,
+        args: Vec<Value>,
+        round: Round,
+        ftz: bool,
+        sat: bool,
+    },
     /// `setp`: `dst = cmp(a,b) BOOL c`, `dst2 = !cmp(a,b) BOOL c`.
-    Setp { cmp: CmpOp, ty: Ty, dst: Reg, dst2: Option<Reg>, a: Value, b: Value, combine: Option<(BoolOp, Value, bool)>, ftz: bool },
+    Setp {
+        cmp: CmpOp,
+        ty: Ty,
+        dst: Reg,
+        dst2: Option<Reg>,
+        a: Value,
+        b: Value,
+        combine: Option<(BoolOp, Value, bool)>,
+        ftz: bool,
+    },
     /// `set`: like setp, but writes all-ones/1.0 or 0 of `dst_ty`.
-    Set { cmp: CmpOp, ty: Ty, dst_ty: Ty, dst: Reg, a: Value, b: Value, combine: Option<(BoolOp, Value, bool)>, ftz: bool },
+    Set {
+        cmp: CmpOp,
+        ty: Ty,
+        dst_ty: Ty,
+        dst: Reg,
+        a: Value,
+        b: Value,
+        combine: Option<(BoolOp, Value, bool)>,
+        ftz: bool,
+    },
     /// `selp`: `dst = c ? a : b`.
-    Selp { ty: Ty, dst: Reg, a: Value, b: Value, c: Value },
+    Selp {
+        ty: Ty,
+        dst: Reg,
+        a: Value,
+        b: Value,
+        c: Value,
+    },
     /// `slct`: `dst = (c >= 0) ? a : b`, `c` of type `cty`.
-    Slct { ty: Ty, cty: Ty, dst: Reg, a: Value, b: Value, c: Value, ftz: bool },
+    Slct {
+        ty: Ty,
+        cty: Ty,
+        dst: Reg,
+        a: Value,
+        b: Value,
+        c: Value,
+        ftz: bool,
+    },
     /// Logical ops on predicates.
-    PredOp { op: PredOp, dst: Reg, a: Value, b: Value },
-    Testp { kind: TestKind, ty: Ty, dst: Reg, a: Value },
-    Cvt { dst_ty: Ty, src_ty: Ty, dst: Reg, src: Value, round: Option<CvtRound>, ftz: bool, sat: bool },
+    PredOp {
+        op: PredOp,
+        dst: Reg,
+        a: Value,
+        b: Value,
+    },
+    Testp {
+        kind: TestKind,
+        ty: Ty,
+        dst: Reg,
+        a: Value,
+    },
+    Cvt {
+        dst_ty: Ty,
+        src_ty: Ty,
+        dst: Reg,
+        src: Value,
+        round: Option<CvtRound>,
+        ftz: bool,
+        sat: bool,
+    },
     /// `isspacep`: whether a generic address points into `space`.
-    IsSpace { space: Space, dst: Reg, src: Value },
+    IsSpace {
+        space: Space,
+        dst: Reg,
+        src: Value,
+    },
     /// `cvta` (to generic when `to_generic`) and `cvta.to`.
-    Cvta { to_generic: bool, space: Space, dst: Reg, src: Value, bits: u32 },
+    Cvta {
+        to_generic: bool,
+        space: Space,
+        dst: Reg,
+        src: Value,
+        bits: u32,
+    },
     /// Pack registers into one wider register (`mov.b64 %rd, {%r1,%r2}`), element 0 lowest.
-    Pack { ty: Ty, dst: Reg, parts: Vec<Value>, part_bits: u32 },
+    Pack {
+        ty: Ty,
+        dst: Reg,
+        parts: Vec<Value>,
+        part_bits: u32,
+    },
     /// Split a register into parts (`mov.b64 {%r1,%r2}, %rd`).
-    Unpack { ty: Ty, dsts: Vec<Option<Reg>>, src: Value, part_bits: u32 },
+    Unpack {
+        ty: Ty,
+        dsts: Vec<Option<Reg>>,
+        src: Value,
+        part_bits: u32,
+    },
     /// Load `dsts.len()` consecutive elements of `ty` (`None` for `_`).
-    Ld { space: Space, ty: Ty, dsts: Vec<Option<Reg>>, addr: Address, volatile: bool },
-    St { space: Space, ty: Ty, srcs: Vec<Value>, addr: Address, volatile: bool },
+    Ld {
+        space: Space,
+        ty: Ty,
+        dsts: Vec<Option<Reg>>,
+        addr: Address,
+        volatile: bool,
+    },
+    St {
+        space: Space,
+        ty: Ty,
+        srcs: Vec<Value>,
+        addr: Address,
+        volatile: bool,
+    },
     /// Atomic read-modify-write; `dst` gets the old value (`None` for `red`).
-    Atom { space: Space, op: AtomOp, ty: Ty, dst: Option<Reg>, addr: Address, a: Value, b: Option<Value> },
-    Bar { kind: BarKind, id: Value, count: Option<Value>, dst: Option<Reg>, pred: Option<(Value, bool)> },
+    Atom {
+        space: Space,
+        op: AtomOp,
+        ty: Ty,
+        dst: Option<Reg>,
+        addr: Address,
+        a: Value,
+        b: Option<Value>,
+    },
+    Bar {
+        kind: BarKind,
+        id: Value,
+        count: Option<Value>,
+        dst: Option<Reg>,
+        pred: Option<(Value, bool)>,
+    },
     /// Memory fences: everything is sequentially consistent in the
     /// interpreter; kept so backends can emit the right fence.
     Fence,
-    Shfl { mode: ShflMode, dst: Reg, pred_dst: Option<Reg>, a: Value, b: Value, c: Value, mask: Value },
-    Vote { mode: VoteMode, dst: Reg, a: Value, negate: bool, mask: Value },
-    Activemask { dst: Reg },
-    Match { all: bool, ty: Ty, dst: Reg, pred_dst: Option<Reg>, a: Value, mask: Value },
-    Redux { op: ReduxOp, ty: Ty, dst: Reg, a: Value, mask: Value },
+    Shfl {
+        mode: ShflMode,
+        dst: Reg,
+        pred_dst: Option<Reg>,
+        a: Value,
+        b: Value,
+        c: Value,
+        mask: Value,
+    },
+    Vote {
+        mode: VoteMode,
+        dst: Reg,
+        a: Value,
+        negate: bool,
+        mask: Value,
+    },
+    Activemask {
+        dst: Reg,
+    },
+    Match {
+        all: bool,
+        ty: Ty,
+        dst: Reg,
+        pred_dst: Option<Reg>,
+        a: Value,
+        mask: Value,
+    },
+    Redux {
+        op: ReduxOp,
+        ty: Ty,
+        dst: Reg,
+        a: Value,
+        mask: Value,
+    },
     /// `bar.warp.sync`: wait for the lanes in the mask.
-    WarpSync { mask: Value },
-    ReadSpecial { dst: Reg, sreg: Special },
-    Call { func: FuncId, args: Vec<CallArg>, rets: Vec<CallArg> },
+    WarpSync {
+        mask: Value,
+    },
+    ReadSpecial {
+        dst: Reg,
+        sreg: Special,
+    },
+    Call {
+        func: FuncId,
+        args: Vec<CallArg>,
+        rets: Vec<CallArg>,
+    },
     /// A call through a function pointer; the callee must take `args.len()`
     /// parameters and return `rets.len()` values (checked when it runs).
-    CallIndirect { target: Value, args: Vec<CallArg>, rets: Vec<CallArg> },
+    CallIndirect {
+        target: Value,
+        args: Vec<CallArg>,
+        rets: Vec<CallArg>,
+    },
     /// A call of a function the CUDA runtime provides (`vprintf`,
     /// `__assertfail`), with the usual argument conventions.
-    Builtin { which: Builtin, args: Vec<CallArg>, rets: Vec<CallArg> },
+    Builtin {
+        which: Builtin,
+        args: Vec<CallArg>,
+        rets: Vec<CallArg>,
+    },
     /// `trap` / `brkpt`: abort the launch.
     Trap,
     /// `nanosleep`, `prefetch`, `pmevent` and other hints with no effect on results.
@@ -414,7 +601,12 @@ pub struct Inst {
 pub enum Terminator {
     Jump(BlockId),
     /// Per-thread branch: to `then` where `pred` (negated if `negate`) holds.
-    Branch { pred: Reg, negate: bool, then: BlockId, els: BlockId },
+    Branch {
+        pred: Reg,
+        negate: bool,
+        then: BlockId,
+        els: BlockId,
+    },
     Return,
     /// The thread ends (`exit`, or `ret` in a kernel).
     Exit,

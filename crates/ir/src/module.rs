@@ -167,7 +167,12 @@ impl Function {
         let align = u64::from(align.max(1));
         let offset = self.frame_size.div_ceil(align).saturating_mul(align);
         self.frame_size = offset.saturating_add(size);
-        self.locals.push(Local { name: name.into(), offset, size, align: align as u32 })
+        self.locals.push(Local {
+            name: name.into(),
+            offset,
+            size,
+            align: align as u32,
+        })
     }
 
     /// The signature as PTX-like text: `name(.u64 a, .b8 s[16])`.

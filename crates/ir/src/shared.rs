@@ -50,7 +50,11 @@ pub fn reachable(m: &Module, kernel: FuncId) -> BTreeSet<FuncId> {
     for f in m.functions.values() {
         for b in f.blocks.values() {
             for i in &b.insts {
-                if let InstKind::AddrOf { sym: Symbol::Function(t), .. } = i.kind {
+                if let InstKind::AddrOf {
+                    sym: Symbol::Function(t),
+                    ..
+                } = i.kind
+                {
                     address_taken.insert(t);
                 }
             }
@@ -62,7 +66,9 @@ pub fn reachable(m: &Module, kernel: FuncId) -> BTreeSet<FuncId> {
         if !seen.insert(f) {
             continue;
         }
-        let Some(func) = m.functions.get(f) else { continue };
+        let Some(func) = m.functions.get(f) else {
+            continue;
+        };
         for b in func.blocks.values() {
             for i in &b.insts {
                 match &i.kind {
@@ -80,7 +86,11 @@ pub fn reachable(m: &Module, kernel: FuncId) -> BTreeSet<FuncId> {
 /// address is stored in an initialiser come first, at the same offsets in
 /// every kernel, since the stored address cannot depend on the kernel.
 pub fn shared_layout(m: &Module, kernel: FuncId) -> SharedLayout {
-    let is_static_shared = |g: GlobalId| m.globals.get(g).is_some_and(|v| v.space == Space::Shared && !v.dynamic);
+    let is_static_shared = |g: GlobalId| {
+        m.globals
+            .get(g)
+            .is_some_and(|v| v.space == Space::Shared && !v.dynamic)
+    };
     let mut pinned: BTreeSet<GlobalId> = BTreeSet::new();
     for g in m.globals.values() {
         for r in &g.relocs {
@@ -93,7 +103,9 @@ pub fn shared_layout(m: &Module, kernel: FuncId) -> SharedLayout {
     }
     let mut used: BTreeSet<GlobalId> = BTreeSet::new();
     for f in reachable(m, kernel) {
-        let Some(func) = m.functions.get(f) else { continue };
+        let Some(func) = m.functions.get(f) else {
+            continue;
+        };
         let mut syms = Vec::new();
         for b in func.blocks.values() {
             for i in &b.insts {

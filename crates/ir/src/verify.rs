@@ -27,10 +27,21 @@ pub fn int_arity(op: IntOp) -> usize {
     use IntOp::*;
     match op {
         Abs | Neg | Not | CNot | Popc | Clz | Brev | Bfind { .. } => 1,
-        Add | Sub | AddSat | SubSat | MulLo | MulHi | MulWide | Mul24Lo | Mul24Hi | Div | Rem | Min | Max | And
-        | Or | Xor | Shl | Shr => 2,
-        MadLo | MadHi | MadHiSat | MadWide | Mad24Lo | Mad24Hi | Sad | Bfe | Prmt(_) | Shf { .. } | Lop3(_)
-        | Dp4a { .. } | Dp2a { .. } => 3,
+        Add | Sub | AddSat | SubSat | MulLo | MulHi | MulWide | Mul24Lo | Mul24Hi | Div | Rem
+        | Min | Max | And | Or | Xor | Shl | Shr => 2,
+        MadLo
+        | MadHi
+        | MadHiSat
+        | MadWide
+        | Mad24Lo
+        | Mad24Hi
+        | Sad
+        | Bfe
+        | Prmt(_)
+        | Shf { .. }
+        | Lop3(_)
+        | Dp4a { .. }
+        | Dp2a { .. } => 3,
         Bfi => 4,
     }
 }
@@ -46,7 +57,11 @@ pub fn float_arity(op: FloatOp) -> usize {
 
 fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
     let mut block = String::from("-");
-    let err = |block: &str, message: String| VerifyError { function: f.name.clone(), block: block.to_string(), message };
+    let err = |block: &str, message: String| VerifyError {
+        function: f.name.clone(),
+        block: block.to_string(),
+        message,
+    };
     if f.blocks.is_empty() {
         return Err(err(&block, "function has no blocks".into()));
     }
@@ -73,7 +88,12 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
     for (bid, b) in f.blocks.iter() {
         block = bid.to_string();
         for inst in &b.insts {
-            let bad = |what: &str| err(&block, format!("{what} in `{}`", crate::print::print_inst(m, f, inst)));
+            let bad = |what: &str| {
+                err(
+                    &block,
+                    format!("{what} in `{}`", crate::print::print_inst(m, f, inst)),
+                )
+            };
             if let Some((g, _)) = inst.guard {
                 if !reg_ok(g) {
                     return Err(bad("guard register out of range"));
@@ -99,7 +119,14 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                     regs.push(*dst);
                     vals.extend(args);
                 }
-                InstKind::Carry { dst, a, b, carry_in, carry_out, .. } => {
+                InstKind::Carry {
+                    dst,
+                    a,
+                    b,
+                    carry_in,
+                    carry_out,
+                    ..
+                } => {
                     regs.push(*dst);
                     regs.extend(carry_in.iter().chain(carry_out.iter()));
                     vals.extend([a, b]);
@@ -111,13 +138,22 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                     regs.push(*dst);
                     vals.extend(args);
                 }
-                InstKind::Setp { dst, dst2, a, b, combine, .. } => {
+                InstKind::Setp {
+                    dst,
+                    dst2,
+                    a,
+                    b,
+                    combine,
+                    ..
+                } => {
                     regs.push(*dst);
                     regs.extend(dst2.iter());
                     vals.extend([a, b]);
                     vals.extend(combine.iter().map(|c| c.1));
                 }
-                InstKind::Set { dst, a, b, combine, .. } => {
+                InstKind::Set {
+                    dst, a, b, combine, ..
+                } => {
                     regs.push(*dst);
                     vals.extend([a, b]);
                     vals.extend(combine.iter().map(|c| c.1));
@@ -130,7 +166,10 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                     regs.push(*dst);
                     vals.extend([a, b]);
                 }
-                InstKind::Testp { dst, a, .. } | InstKind::IsSpace { dst, src: a, .. } | InstKind::Cvt { dst, src: a, .. } | InstKind::Cvta { dst, src: a, .. } => {
+                InstKind::Testp { dst, a, .. }
+                | InstKind::IsSpace { dst, src: a, .. }
+                | InstKind::Cvt { dst, src: a, .. }
+                | InstKind::Cvta { dst, src: a, .. } => {
                     regs.push(*dst);
                     vals.push(*a);
                 }
@@ -160,7 +199,14 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                         return Err(bad("address out of range"));
                     }
                 }
-                InstKind::Atom { op, dst, addr, a, b, .. } => {
+                InstKind::Atom {
+                    op,
+                    dst,
+                    addr,
+                    a,
+                    b,
+                    ..
+                } => {
                     regs.extend(dst.iter());
                     vals.push(*a);
                     vals.extend(b.iter());
@@ -171,14 +217,28 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                         return Err(bad("address out of range"));
                     }
                 }
-                InstKind::Bar { id, count, dst, pred, .. } => {
+                InstKind::Bar {
+                    id,
+                    count,
+                    dst,
+                    pred,
+                    ..
+                } => {
                     regs.extend(dst.iter());
                     vals.push(*id);
                     vals.extend(count.iter());
                     vals.extend(pred.iter().map(|p| p.0));
                 }
                 InstKind::Fence | InstKind::Trap | InstKind::Nop => {}
-                InstKind::Shfl { dst, pred_dst, a, b, c, mask, .. } => {
+                InstKind::Shfl {
+                    dst,
+                    pred_dst,
+                    a,
+                    b,
+                    c,
+                    mask,
+                    ..
+                } => {
                     regs.push(*dst);
                     regs.extend(pred_dst.iter());
                     vals.extend([a, b, c, mask]);
@@ -188,7 +248,13 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                     vals.extend([a, mask]);
                 }
                 InstKind::Activemask { dst } | InstKind::ReadSpecial { dst, .. } => regs.push(*dst),
-                InstKind::Match { dst, pred_dst, a, mask, .. } => {
+                InstKind::Match {
+                    dst,
+                    pred_dst,
+                    a,
+                    mask,
+                    ..
+                } => {
                     regs.push(*dst);
                     regs.extend(pred_dst.iter());
                     vals.extend([a, mask]);
@@ -263,7 +329,9 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                     return Err(err(&block, "jump target out of range".into()));
                 }
             }
-            Some(Terminator::Branch { pred, then, els, .. }) => {
+            Some(Terminator::Branch {
+                pred, then, els, ..
+            }) => {
                 if !reg_ok(*pred) || !blk_ok(*then) || !blk_ok(*els) {
                     return Err(err(&block, "branch operand out of range".into()));
                 }

@@ -19,7 +19,12 @@ impl Span {
         if other.end <= self.start {
             return self;
         }
-        Span { start: self.start, end: other.end.max(self.end), line: self.line, col: self.col }
+        Span {
+            start: self.start,
+            end: other.end.max(self.end),
+            line: self.line,
+            col: self.col,
+        }
     }
 }
 
@@ -128,7 +133,13 @@ impl Type {
         match self {
             Type::B8 | Type::U8 | Type::S8 | Type::Pred => 1,
             Type::B16 | Type::U16 | Type::S16 | Type::F16 | Type::Bf16 => 2,
-            Type::B32 | Type::U32 | Type::S32 | Type::F32 | Type::F16x2 | Type::Bf16x2 | Type::Tf32 => 4,
+            Type::B32
+            | Type::U32
+            | Type::S32
+            | Type::F32
+            | Type::F16x2
+            | Type::Bf16x2
+            | Type::Tf32 => 4,
             Type::B64 | Type::U64 | Type::S64 | Type::F64 | Type::Opaque => 8,
             Type::B128 => 16,
         }
@@ -162,7 +173,11 @@ pub enum Initializer {
     Float(f64),
     /// The address of another variable, plus a byte offset: `sym`,
     /// `sym+8`, `generic(sym)+8`.
-    Symbol { name: String, offset: i64, generic: bool },
+    Symbol {
+        name: String,
+        offset: i64,
+        generic: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -221,10 +236,19 @@ pub struct Param {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Statement {
     /// `name:`
-    Label { name: String, span: Span },
+    Label {
+        name: String,
+        span: Span,
+    },
     /// `.reg .b32 %r<10>;` or `.reg .f32 %f, %g;` — one statement per name.
     /// `count` is `Some(n)` for the `<n>` form, declaring `%r0`..`%r{n-1}`.
-    Reg { ty: Type, vector: Option<u32>, name: String, count: Option<u32>, span: Span },
+    Reg {
+        ty: Type,
+        vector: Option<u32>,
+        name: String,
+        count: Option<u32>,
+        span: Span,
+    },
     /// `.local`, `.shared`, `.const`, `.global` or `.param` variable inside a body.
     Var(VarDecl),
     /// A `{ ... }` nested scope.
@@ -264,7 +288,11 @@ pub enum Operand {
     /// `0dXXXXXXXXXXXXXXXX` or a decimal float literal: f64 bits.
     F64Bits(u64, Span),
     /// `[base+offset]`; base is a register, a symbol, or absent (`[0x100]`).
-    Address { base: Option<Box<Operand>>, offset: i64, span: Span },
+    Address {
+        base: Option<Box<Operand>>,
+        offset: i64,
+        span: Span,
+    },
     /// `{a, b, c, d}`
     Vector(Vec<Operand>, Span),
     /// `!%p` (negated predicate source).

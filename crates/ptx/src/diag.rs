@@ -17,7 +17,12 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(src: &str, span: Span, message: impl Into<String>) -> Self {
-        Diagnostic { span, message: message.into(), found: excerpt(src, span), expected: None }
+        Diagnostic {
+            span,
+            message: message.into(),
+            found: excerpt(src, span),
+            expected: None,
+        }
     }
 
     pub fn expected(mut self, what: impl Into<String>) -> Self {
@@ -28,7 +33,10 @@ impl Diagnostic {
     /// Render for a person: `file:line:col: error: message`, the source line
     /// and a caret under the offending text.
     pub fn render(&self, file: &str, src: &str) -> String {
-        let mut out = format!("{}:{}:{}: error: {}", file, self.span.line, self.span.col, self.message);
+        let mut out = format!(
+            "{}:{}:{}: error: {}",
+            file, self.span.line, self.span.col, self.message
+        );
         if let Some(e) = &self.expected {
             out.push_str(&format!(" (expected {e})"));
         }
@@ -37,7 +45,8 @@ impl Diagnostic {
             let shown: String = line.chars().take(160).collect();
             out.push_str(&format!("\n {:>5} | {}\n       | ", self.span.line, shown));
             let col = self.span.col.saturating_sub(1) as usize;
-            let width = (self.span.end.saturating_sub(self.span.start) as usize).clamp(1, shown.len().saturating_sub(col).max(1));
+            let width = (self.span.end.saturating_sub(self.span.start) as usize)
+                .clamp(1, shown.len().saturating_sub(col).max(1));
             out.push_str(&" ".repeat(col.min(shown.len())));
             out.push_str(&"^".repeat(width));
         }
@@ -75,7 +84,11 @@ pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
     pub fn render(&self, file: &str, src: &str) -> String {
-        self.0.iter().map(|d| d.render(file, src)).collect::<Vec<_>>().join("\n")
+        self.0
+            .iter()
+            .map(|d| d.render(file, src))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 

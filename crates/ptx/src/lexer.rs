@@ -51,8 +51,16 @@ pub struct Token {
 }
 
 /// Special registers that take a `.x/.y/.z` (or `.w`) component suffix.
-const VECTOR_SREGS: &[&str] =
-    &["tid", "ntid", "ctaid", "nctaid", "clusterid", "nclusterid", "cluster_ctaid", "cluster_nctaid"];
+const VECTOR_SREGS: &[&str] = &[
+    "tid",
+    "ntid",
+    "ctaid",
+    "nctaid",
+    "clusterid",
+    "nclusterid",
+    "cluster_ctaid",
+    "cluster_nctaid",
+];
 
 pub struct Lexer<'a> {
     src: &'a str,
@@ -76,7 +84,13 @@ fn to_u32(x: usize) -> u32 {
 
 impl<'a> Lexer<'a> {
     pub fn new(src: &'a str) -> Self {
-        Lexer { src, bytes: src.as_bytes(), pos: 0, line: 1, line_start: 0 }
+        Lexer {
+            src,
+            bytes: src.as_bytes(),
+            pos: 0,
+            line: 1,
+            line_start: 0,
+        }
     }
 
     /// All tokens up to and including `Eof` (handy for tests).
@@ -144,7 +158,10 @@ impl<'a> Lexer<'a> {
                             (None, _) => {
                                 let mut span = self.span_from(start, line, ls);
                                 span.end = span.start.saturating_add(2);
-                                return Some(Token { kind: Tok::Error("unterminated block comment"), span });
+                                return Some(Token {
+                                    kind: Tok::Error("unterminated block comment"),
+                                    span,
+                                });
                             }
                         }
                     }
@@ -160,7 +177,10 @@ impl<'a> Lexer<'a> {
         }
         let (start, line, ls) = (self.pos, self.line, self.line_start);
         let Some(b) = self.peek_byte(0) else {
-            return Token { kind: Tok::Eof, span: self.span_from(start, line, ls) };
+            return Token {
+                kind: Tok::Eof,
+                span: self.span_from(start, line, ls),
+            };
         };
         let kind = match b {
             b'0'..=b'9' => self.number(),
@@ -193,14 +213,21 @@ impl<'a> Lexer<'a> {
                     b'=' => Tok::Eq,
                     _ => {
                         // Step over the whole character so spans stay on char boundaries.
-                        let len = self.src.get(start..).and_then(|s| s.chars().next()).map_or(1, char::len_utf8);
+                        let len = self
+                            .src
+                            .get(start..)
+                            .and_then(|s| s.chars().next())
+                            .map_or(1, char::len_utf8);
                         self.pos = start.saturating_add(len).min(self.bytes.len());
                         Tok::Error("unexpected character")
                     }
                 }
             }
         };
-        Token { kind, span: self.span_from(start, line, ls) }
+        Token {
+            kind,
+            span: self.span_from(start, line, ls),
+        }
     }
 
     /// `.word`, where a word may contain `::` (`.L2::cache_hint`) and may
@@ -231,7 +258,9 @@ impl<'a> Lexer<'a> {
         }
         let name = self.src.get(name_start..self.pos).unwrap_or("");
         let component = self.peek_byte(0) == Some(b'.')
-            && self.peek_byte(1).is_some_and(|c| matches!(c, b'x' | b'y' | b'z' | b'w'))
+            && self
+                .peek_byte(1)
+                .is_some_and(|c| matches!(c, b'x' | b'y' | b'z' | b'w'))
             && !self.peek_byte(2).is_some_and(is_ident_char);
         if component && VECTOR_SREGS.contains(&name) {
             self.pos += 2;
@@ -261,14 +290,20 @@ impl<'a> Lexer<'a> {
 
     /// Step over one (possibly multi-byte) character that is not a newline.
     fn skip_char(&mut self) {
-        let len = self.src.get(self.pos..).and_then(|s| s.chars().next()).map_or(1, char::len_utf8);
+        let len = self
+            .src
+            .get(self.pos..)
+            .and_then(|s| s.chars().next())
+            .map_or(1, char::len_utf8);
         self.pos = self.pos.saturating_add(len).min(self.bytes.len());
     }
 
     fn number(&mut self) -> Tok {
         let start = self.pos;
         let prefix = match (self.peek_byte(0), self.peek_byte(1)) {
-            (Some(b'0'), Some(c)) if matches!(c, b'x' | b'X' | b'b' | b'B' | b'f' | b'F' | b'd' | b'D') => {
+            (Some(b'0'), Some(c))
+                if matches!(c, b'x' | b'X' | b'b' | b'B' | b'f' | b'F' | b'd' | b'D') =>
+            {
                 Some(c.to_ascii_lowercase())
             }
             _ => None,
@@ -282,7 +317,8 @@ impl<'a> Lexer<'a> {
         }
         self.eat_while(|c| c.is_ascii_digit());
         let mut is_float = false;
-        if self.peek_byte(0) == Some(b'.') && self.peek_byte(1).is_some_and(|c| c.is_ascii_digit()) {
+        if self.peek_byte(0) == Some(b'.') && self.peek_byte(1).is_some_and(|c| c.is_ascii_digit())
+        {
             is_float = true;
             self.pos += 1;
             self.eat_while(|c| c.is_ascii_digit());
@@ -311,7 +347,11 @@ impl<'a> Lexer<'a> {
         if !(suffix.is_empty() || suffix == "U" || suffix == "u") {
             return Tok::Error("invalid integer literal");
         }
-        let (digits, radix) = if body.len() > 1 && body.starts_with('0') { (&body[1..], 8) } else { (body, 10) };
+        let (digits, radix) = if body.len() > 1 && body.starts_with('0') {
+            (&body[1..], 8)
+        } else {
+            (body, 10)
+        };
         int_literal(digits, radix)
     }
 }
@@ -368,7 +408,18 @@ mod tests {
     fn words_and_registers() {
         assert_eq!(
             kinds("ld.global.nc.v4.f32 %tid.x, %r1.x"),
-            vec![Tok::Ident, Tok::Dir, Tok::Dir, Tok::Dir, Tok::Dir, Tok::Reg, Tok::Comma, Tok::Reg, Tok::Dir, Tok::Eof]
+            vec![
+                Tok::Ident,
+                Tok::Dir,
+                Tok::Dir,
+                Tok::Dir,
+                Tok::Dir,
+                Tok::Reg,
+                Tok::Comma,
+                Tok::Reg,
+                Tok::Dir,
+                Tok::Eof
+            ]
         );
         let toks = Lexer::tokenize(".L1::no_allocate .L2::128B");
         assert_eq!(toks[0].span.end - toks[0].span.start, 16);
@@ -378,10 +429,31 @@ mod tests {
 
     #[test]
     fn literals() {
-        assert_eq!(kinds("0x10 010 0b101 12U 0"), vec![Tok::Int(16), Tok::Int(8), Tok::Int(5), Tok::Int(12), Tok::Int(0), Tok::Eof]);
+        assert_eq!(
+            kinds("0x10 010 0b101 12U 0"),
+            vec![
+                Tok::Int(16),
+                Tok::Int(8),
+                Tok::Int(5),
+                Tok::Int(12),
+                Tok::Int(0),
+                Tok::Eof
+            ]
+        );
         assert_eq!(kinds("0f3F800000"), vec![Tok::F32(0x3F80_0000), Tok::Eof]);
-        assert_eq!(kinds("0d3FF0000000000000"), vec![Tok::F64(1.0f64.to_bits()), Tok::Eof]);
-        assert_eq!(kinds("1.5 1e10 2E-3"), vec![Tok::F64(1.5f64.to_bits()), Tok::F64(1e10f64.to_bits()), Tok::F64(2e-3f64.to_bits()), Tok::Eof]);
+        assert_eq!(
+            kinds("0d3FF0000000000000"),
+            vec![Tok::F64(1.0f64.to_bits()), Tok::Eof]
+        );
+        assert_eq!(
+            kinds("1.5 1e10 2E-3"),
+            vec![
+                Tok::F64(1.5f64.to_bits()),
+                Tok::F64(1e10f64.to_bits()),
+                Tok::F64(2e-3f64.to_bits()),
+                Tok::Eof
+            ]
+        );
         assert!(matches!(kinds("0fZZ")[0], Tok::Error(_)));
         assert!(matches!(kinds("99999999999999999999999")[0], Tok::Error(_)));
         assert!(matches!(kinds("09")[0], Tok::Error(_)));
@@ -394,6 +466,9 @@ mod tests {
         assert_eq!((toks[1].span.line, toks[1].span.col), (3, 5));
         assert_eq!(toks[2].kind, Tok::Error("unexpected character"));
         assert_eq!(toks[3].kind, Tok::Error("unterminated string"));
-        assert_eq!(kinds("/* never closed"), vec![Tok::Error("unterminated block comment"), Tok::Eof]);
+        assert_eq!(
+            kinds("/* never closed"),
+            vec![Tok::Error("unterminated block comment"), Tok::Eof]
+        );
     }
 }

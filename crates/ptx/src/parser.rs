@@ -84,7 +84,12 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str) -> Self {
-        Parser { src, lex: Lexer::new(src), look: VecDeque::with_capacity(4), prev: Span::default() }
+        Parser {
+            src,
+            lex: Lexer::new(src),
+            look: VecDeque::with_capacity(4),
+            prev: Span::default(),
+        }
     }
 
     // ---- token plumbing ----
@@ -94,7 +99,10 @@ impl<'a> Parser<'a> {
             let t = self.lex.next_token();
             self.look.push_back(t);
         }
-        self.look.get(n).copied().unwrap_or(Token { kind: Tok::Eof, span: self.prev })
+        self.look.get(n).copied().unwrap_or(Token {
+            kind: Tok::Eof,
+            span: self.prev,
+        })
     }
 
     fn peek(&mut self) -> Token {
@@ -112,7 +120,9 @@ impl<'a> Parser<'a> {
     }
 
     fn text(&self, t: Token) -> &'a str {
-        self.src.get(t.span.start as usize..t.span.end as usize).unwrap_or("")
+        self.src
+            .get(t.span.start as usize..t.span.end as usize)
+            .unwrap_or("")
     }
 
     /// Name of a `Dir` token without the dot, or "" for other tokens.
@@ -157,7 +167,10 @@ impl<'a> Parser<'a> {
 
     fn expect_u32(&mut self, what: &str) -> PResult<u32> {
         let (v, t) = self.expect_int(what)?;
-        u32::try_from(v).map_err(|_| self.error(t.span, "value does not fit in 32 bits").expected(what.to_string()))
+        u32::try_from(v).map_err(|_| {
+            self.error(t.span, "value does not fit in 32 bits")
+                .expected(what.to_string())
+        })
     }
 
     fn error(&self, span: Span, msg: impl Into<String>) -> Diagnostic {
@@ -177,7 +190,10 @@ impl<'a> Parser<'a> {
 
     fn check_depth(&self, depth: u32, t: Token) -> PResult<()> {
         if depth >= MAX_DEPTH {
-            Err(self.error(t.span, format!("nesting too deep (more than {MAX_DEPTH} levels)")))
+            Err(self.error(
+                t.span,
+                format!("nesting too deep (more than {MAX_DEPTH} levels)"),
+            ))
         } else {
             Ok(())
         }
@@ -200,14 +216,21 @@ impl<'a> Parser<'a> {
     // ---- module ----
 
     fn module(&mut self) -> PResult<Module> {
-        let mut m = Module { version: (0, 0), target: Vec::new(), address_size: 64, items: Vec::new() };
+        let mut m = Module {
+            version: (0, 0),
+            target: Vec::new(),
+            address_size: 64,
+            items: Vec::new(),
+        };
         loop {
             let t = self.peek();
             if t.kind == Tok::Eof {
                 return Ok(m);
             }
             if t.kind != Tok::Dir {
-                return Err(self.unexpected(t, "a directive such as `.entry`, `.func` or `.global`"));
+                return Err(
+                    self.unexpected(t, "a directive such as `.entry`, `.func` or `.global`")
+                );
             }
             match self.dir_name(t) {
                 "version" => m.version = self.version()?,
@@ -224,10 +247,18 @@ impl<'a> Parser<'a> {
                 "pragma" => {
                     self.pragma()?;
                 }
-                "visible" | "extern" | "weak" | "common" | "entry" | "func" | "global" | "const" | "shared"
-                | "local" | "tex" => self.item(&mut m.items)?,
-                name => return Err(self.error(t.span, format!("unknown directive `.{name}` at module scope"))
-                    .expected("a module directive such as `.entry`, `.func`, `.global`".to_string())),
+                "visible" | "extern" | "weak" | "common" | "entry" | "func" | "global"
+                | "const" | "shared" | "local" | "tex" => self.item(&mut m.items)?,
+                name => {
+                    return Err(self
+                        .error(
+                            t.span,
+                            format!("unknown directive `.{name}` at module scope"),
+                        )
+                        .expected(
+                            "a module directive such as `.entry`, `.func`, `.global`".to_string(),
+                        ))
+                }
             }
         }
     }
@@ -298,13 +329,22 @@ impl<'a> Parser<'a> {
         loop {
             let t = self.expect(Tok::Str, "a string such as `\"nounroll\"`")?;
             let text = self.text(t);
-            strings.push(text.get(1..text.len().saturating_sub(1)).unwrap_or("").to_string());
+            strings.push(
+                text.get(1..text.len().saturating_sub(1))
+                    .unwrap_or("")
+                    .to_string(),
+            );
             if !self.eat(Tok::Comma) {
                 break;
             }
         }
         let end = self.expect(Tok::Semi, "`;`")?;
-        Ok(PerfDirective { name: "pragma".into(), values: Vec::new(), strings, span: start.span.to(end.span) })
+        Ok(PerfDirective {
+            name: "pragma".into(),
+            values: Vec::new(),
+            strings,
+            span: start.span.to(end.span),
+        })
     }
 
     /// A function or module-scope variable, after optional linkage.
@@ -322,7 +362,11 @@ impl<'a> Parser<'a> {
                     items.push(Item::Var(v));
                 }
             }
-            _ => return Err(self.unexpected(t, "`.entry`, `.func` or a state space such as `.global`")),
+            _ => {
+                return Err(
+                    self.unexpected(t, "`.entry`, `.func` or a state space such as `.global`")
+                )
+            }
         }
         Ok(())
     }
@@ -359,7 +403,11 @@ impl<'a> Parser<'a> {
 
     fn function(&mut self, linkage: Linkage, start: Span) -> PResult<Function> {
         let kw = self.bump();
-        let kind = if self.dir_name(kw) == "entry" { FunctionKind::Entry } else { FunctionKind::Func };
+        let kind = if self.dir_name(kw) == "entry" {
+            FunctionKind::Entry
+        } else {
+            FunctionKind::Func
+        };
         self.skip_attribute()?;
         let returns = if kind == FunctionKind::Func && self.peek().kind == Tok::LParen {
             self.param_list()?
@@ -367,7 +415,11 @@ impl<'a> Parser<'a> {
             Vec::new()
         };
         let name_tok = self.expect(Tok::Ident, "a function name")?;
-        let params = if self.peek().kind == Tok::LParen { self.param_list()? } else { Vec::new() };
+        let params = if self.peek().kind == Tok::LParen {
+            self.param_list()?
+        } else {
+            Vec::new()
+        };
         let mut directives = Vec::new();
         loop {
             let t = self.peek();
@@ -393,7 +445,11 @@ impl<'a> Parser<'a> {
             _ => {
                 let what = "`{`, `;` or a directive such as `.maxntid`";
                 return Err(if t.kind == Tok::Dir {
-                    self.error(t.span, format!("unknown function directive `{}`", self.text(t))).expected(what.to_string())
+                    self.error(
+                        t.span,
+                        format!("unknown function directive `{}`", self.text(t)),
+                    )
+                    .expected(what.to_string())
                 } else {
                     self.unexpected(t, what)
                 });
@@ -424,7 +480,12 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Ok(PerfDirective { name: self.dir_name(t).to_string(), values, strings: Vec::new(), span: t.span.to(self.prev) })
+        Ok(PerfDirective {
+            name: self.dir_name(t).to_string(),
+            values,
+            strings: Vec::new(),
+            span: t.span.to(self.prev),
+        })
     }
 
     fn param_list(&mut self) -> PResult<Vec<Param>> {
@@ -468,7 +529,11 @@ impl<'a> Parser<'a> {
             self.bump();
             if name == "align" {
                 let a = self.expect_u32("an alignment")?;
-                if ptr { ptr_align = Some(a) } else { align = Some(a) }
+                if ptr {
+                    ptr_align = Some(a)
+                } else {
+                    align = Some(a)
+                }
             } else if name == "ptr" {
                 ptr = true;
             } else if let (true, Some(s)) = (ptr, space_of(name)) {
@@ -493,7 +558,10 @@ impl<'a> Parser<'a> {
         if self.peek().kind == Tok::LBracket {
             let dims = self.dims()?;
             let [Some(n)] = dims.as_slice() else {
-                return Err(self.error(name_tok.span.to(self.prev), "a parameter array must have exactly one sized dimension"));
+                return Err(self.error(
+                    name_tok.span.to(self.prev),
+                    "a parameter array must have exactly one sized dimension",
+                ));
             };
             array = Some(*n);
         }
@@ -522,9 +590,9 @@ impl<'a> Parser<'a> {
             }
             let (n, _) = self.expect_int("an array size or `]`")?;
             self.expect(Tok::RBracket, "`]`")?;
-            total = total
-                .checked_mul(n)
-                .ok_or_else(|| self.error(open.span.to(self.prev), "array size overflows 64 bits"))?;
+            total = total.checked_mul(n).ok_or_else(|| {
+                self.error(open.span.to(self.prev), "array size overflows 64 bits")
+            })?;
             dims.push(Some(n));
         }
         Ok(dims)
@@ -569,7 +637,11 @@ impl<'a> Parser<'a> {
             }
             self.bump();
             let dims = self.dims()?;
-            let init = if self.eat(Tok::Eq) { Some(self.initializer(0)?) } else { None };
+            let init = if self.eat(Tok::Eq) {
+                Some(self.initializer(0)?)
+            } else {
+                None
+            };
             out.push(VarDecl {
                 space,
                 linkage,
@@ -654,9 +726,14 @@ impl<'a> Parser<'a> {
         if op == Tok::Plus || op == Tok::Minus {
             self.bump();
             let (v, vt) = self.expect_int("an integer offset")?;
-            offset = signed_offset(op == Tok::Minus, v).ok_or_else(|| self.error(vt.span, "offset does not fit in 64 bits"))?;
+            offset = signed_offset(op == Tok::Minus, v)
+                .ok_or_else(|| self.error(vt.span, "offset does not fit in 64 bits"))?;
         }
-        Ok(Initializer::Symbol { name, offset, generic })
+        Ok(Initializer::Symbol {
+            name,
+            offset,
+            generic,
+        })
     }
 
     // ---- bodies ----
@@ -689,7 +766,10 @@ impl<'a> Parser<'a> {
             Tok::Ident if self.peek_at(1).kind == Tok::Colon => {
                 self.bump();
                 let colon = self.bump();
-                out.push(Statement::Label { name: self.text(t).to_string(), span: t.span.to(colon.span) });
+                out.push(Statement::Label {
+                    name: self.text(t).to_string(),
+                    span: t.span.to(colon.span),
+                });
             }
             Tok::Ident => out.push(Statement::Inst(self.instruction()?)),
             Tok::Dir => self.body_directive(out, t)?,
@@ -716,7 +796,10 @@ impl<'a> Parser<'a> {
             }
             name => {
                 return Err(self
-                    .error(t.span, format!("unknown directive `.{name}` in a function body"))
+                    .error(
+                        t.span,
+                        format!("unknown directive `.{name}` in a function body"),
+                    )
                     .expected("an instruction, a label or a declaration".to_string()))
             }
         }
@@ -730,7 +813,9 @@ impl<'a> Parser<'a> {
             let t = self.bump();
             match t.kind {
                 Tok::Semi => break,
-                Tok::Eof | Tok::Error(_) | Tok::LBrace | Tok::RBrace => return Err(self.unexpected(t, "`;`")),
+                Tok::Eof | Tok::Error(_) | Tok::LBrace | Tok::RBrace => {
+                    return Err(self.unexpected(t, "`;`"))
+                }
                 _ => {}
             }
         }
@@ -754,7 +839,12 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect(Tok::Semi, "`;` or `,`")?;
-        Ok(PerfDirective { name: self.dir_name(start).to_string(), values: Vec::new(), strings, span: start.span.to(self.prev) })
+        Ok(PerfDirective {
+            name: self.dir_name(start).to_string(),
+            values: Vec::new(),
+            strings,
+            span: start.span.to(self.prev),
+        })
     }
 
     /// `.reg .b32 %r<10>, %x;`: one statement per name.
@@ -852,7 +942,14 @@ impl<'a> Parser<'a> {
         }
         let span = start.span.to(self.prev);
         self.bump(); // the `;`
-        Ok(Instruction { guard, opcode: self.text(op).to_string(), modifiers, operands, span, opcode_span })
+        Ok(Instruction {
+            guard,
+            opcode: self.text(op).to_string(),
+            modifiers,
+            operands,
+            span,
+            opcode_span,
+        })
     }
 
     /// An operand, including `%p|%q` pairs.
@@ -903,7 +1000,9 @@ impl<'a> Parser<'a> {
             Tok::LBrace => {
                 let (items, span) = self.operand_list(Tok::RBrace, depth, "`,` or `}`")?;
                 if items.is_empty() {
-                    return Err(self.error(span, "empty vector operand").expected(WHAT.to_string()));
+                    return Err(self
+                        .error(span, "empty vector operand")
+                        .expected(WHAT.to_string()));
                 }
                 return Ok(Operand::Vector(items, span));
             }
@@ -918,7 +1017,12 @@ impl<'a> Parser<'a> {
     }
 
     /// `{a, b}` or `(a, b)`; the opening token is next. `()` is allowed.
-    fn operand_list(&mut self, close: Tok, depth: u32, what: &str) -> PResult<(Vec<Operand>, Span)> {
+    fn operand_list(
+        &mut self,
+        close: Tok,
+        depth: u32,
+        what: &str,
+    ) -> PResult<(Vec<Operand>, Span)> {
         let open = self.bump();
         let mut items = Vec::new();
         if !self.eat(close) {
@@ -959,13 +1063,18 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect(Tok::RBracket, "`]` or `+offset`")?;
-        Ok(Operand::Address { base, offset, span: open.span.to(self.prev) })
+        Ok(Operand::Address {
+            base,
+            offset,
+            span: open.span.to(self.prev),
+        })
     }
 
     /// An integer with optional `-` (negated again if `neg`).
     fn address_offset(&mut self, neg: bool) -> PResult<i64> {
         let neg = neg ^ self.eat(Tok::Minus);
         let (v, t) = self.expect_int("an integer offset")?;
-        signed_offset(neg, v).ok_or_else(|| self.error(t.span, "address offset does not fit in 64 bits"))
+        signed_offset(neg, v)
+            .ok_or_else(|| self.error(t.span, "address offset does not fit in 64 bits"))
     }
 }

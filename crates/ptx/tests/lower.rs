@@ -26,23 +26,56 @@ fn loads_a_kernel_with_every_common_class() {
     );
     let m = load(&src).unwrap_or_else(|d| panic!("{}", d.render("t.ptx", &src)));
     let (_, k) = m.kernel("k").unwrap();
-    let kinds: Vec<&InstKind> = k.blocks.values().flat_map(|b| b.insts.iter().map(|i| &i.kind)).collect();
-    assert!(kinds.iter().any(|k| matches!(k, InstKind::Shfl { pred_dst: Some(_), .. })));
-    assert!(kinds.iter().any(|k| matches!(k, InstKind::Atom { space: Space::Shared, .. })));
-    assert!(kinds.iter().any(|k| matches!(k, InstKind::Ld { space: Space::Param, .. })));
+    let kinds: Vec<&InstKind> = k
+        .blocks
+        .values()
+        .flat_map(|b| b.insts.iter().map(|i| &i.kind))
+        .collect();
+    assert!(kinds.iter().any(|k| matches!(
+        k,
+        InstKind::Shfl {
+            pred_dst: Some(_),
+            ..
+        }
+    )));
+    assert!(kinds.iter().any(|k| matches!(
+        k,
+        InstKind::Atom {
+            space: Space::Shared,
+            ..
+        }
+    )));
+    assert!(kinds.iter().any(|k| matches!(
+        k,
+        InstKind::Ld {
+            space: Space::Param,
+            ..
+        }
+    )));
     // The guarded branch split the code into blocks; the label has its own.
-    assert!(k.blocks.values().any(|b| b.name.as_deref() == Some("$L_end")));
+    assert!(k
+        .blocks
+        .values()
+        .any(|b| b.name.as_deref() == Some("$L_end")));
     // Source lines survive for error messages.
-    assert!(k.blocks.values().flat_map(|b| &b.insts).all(|i| i.loc.line >= 6));
+    assert!(k
+        .blocks
+        .values()
+        .flat_map(|b| &b.insts)
+        .all(|i| i.loc.line >= 6));
 }
 
 #[test]
 fn unsupported_instruction_is_named_with_its_location() {
-    let (line, col, msg) = error(&module("  .reg .b32 %r<2>;\n  tex.1d.v4.f32.s32 {%r1,%r1,%r1,%r1}, [tex0, {%r1}];"));
+    let (line, col, msg) = error(&module(
+        "  .reg .b32 %r<2>;\n  tex.1d.v4.f32.s32 {%r1,%r1,%r1,%r1}, [tex0, {%r1}];",
+    ));
     assert_eq!(line, 7);
     assert!(col >= 3, "{col}");
     assert!(msg.contains("tex") || msg.contains("unexpected"), "{msg}");
-    let (line, _, msg) = error(&module("  .reg .b32 %r<2>;\n  wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1}, [%r1];"));
+    let (line, _, msg) = error(&module(
+        "  .reg .b32 %r<2>;\n  wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r1}, [%r1];",
+    ));
     assert_eq!(line, 7);
     assert!(msg.contains("unsupported instruction `wmma.load"), "{msg}");
 }

@@ -102,9 +102,14 @@ fn strip(o: &Operand) -> String {
         Operand::F32Bits(b, _) => format!("F32({b:#x})"),
         Operand::F64Bits(b, _) => format!("F64({b:#x})"),
         Operand::Address { base, offset, .. } => {
-            format!("[{}{offset:+}]", base.as_deref().map(strip).unwrap_or_default())
+            format!(
+                "[{}{offset:+}]",
+                base.as_deref().map(strip).unwrap_or_default()
+            )
         }
-        Operand::Vector(v, _) => format!("V({})", v.iter().map(strip).collect::<Vec<_>>().join(",")),
+        Operand::Vector(v, _) => {
+            format!("V({})", v.iter().map(strip).collect::<Vec<_>>().join(","))
+        }
         Operand::Not(x, _) => format!("!{}", strip(x)),
         Operand::Neg(x, _) => format!("-{}", strip(x)),
         Operand::Pair(a, b, _) => format!("{}|{}", strip(a), strip(b)),
@@ -120,7 +125,9 @@ fn sops(text: &str) -> Vec<String> {
 // ---------------------------------------------------------------- real PTX
 
 fn data(name: &str) -> (String, Module) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
     let src = std::fs::read_to_string(&path).unwrap();
     let m = ok(&src);
     (src, m)
@@ -151,7 +158,10 @@ fn nvrtc_shared_reduce() {
     assert_eq!(f.kind, FunctionKind::Entry);
     assert_eq!(f.linkage, Linkage::Visible);
     assert_eq!(f.params.len(), 3);
-    assert_eq!(f.params.iter().map(|p| p.ty).collect::<Vec<_>>(), vec![Type::U64, Type::U64, Type::U32]);
+    assert_eq!(
+        f.params.iter().map(|p| p.ty).collect::<Vec<_>>(),
+        vec![Type::U64, Type::U64, Type::U32]
+    );
     let b = f.body.as_ref().unwrap();
     let shared: Vec<_> = b
         .iter()
@@ -164,9 +174,15 @@ fn nvrtc_shared_reduce() {
     assert_eq!(shared[0].dims, vec![Some(1024)]);
     assert_eq!(shared[0].align, Some(4));
     let all = insts(b);
-    assert!(all.iter().any(|i| i.opcode == "bar" && i.modifiers == ["sync"]));
-    assert!(all.iter().any(|i| i.opcode == "ld" && i.modifiers == ["global", "nc", "f32"]));
-    assert!(all.iter().any(|i| i.opcode == "ret" && i.operands.is_empty()));
+    assert!(all
+        .iter()
+        .any(|i| i.opcode == "bar" && i.modifiers == ["sync"]));
+    assert!(all
+        .iter()
+        .any(|i| i.opcode == "ld" && i.modifiers == ["global", "nc", "f32"]));
+    assert!(all
+        .iter()
+        .any(|i| i.opcode == "ret" && i.operands.is_empty()));
     assert!(!labels(b).is_empty());
     assert!(labels(b).iter().all(|l| l.starts_with("$L__BB0_")));
     // Guarded branches.
@@ -182,18 +198,33 @@ fn nvrtc_recursion_and_calls() {
     assert_eq!(fib.returns[0].name, "func_retval0");
     assert_eq!(fib.params.len(), 1);
     let b = fib.body.as_ref().unwrap();
-    assert!(b.iter().any(|s| matches!(s, Statement::Block(_))), "callseq blocks");
-    let calls: Vec<_> = insts(b).into_iter().filter(|i| i.opcode == "call").collect();
+    assert!(
+        b.iter().any(|s| matches!(s, Statement::Block(_))),
+        "callseq blocks"
+    );
+    let calls: Vec<_> = insts(b)
+        .into_iter()
+        .filter(|i| i.opcode == "call")
+        .collect();
     assert_eq!(calls.len(), 2);
     let c = calls[0];
     assert_eq!(c.modifiers, ["uni"]);
-    assert_eq!(c.operands.iter().map(strip).collect::<Vec<_>>(), ["L(S(retval0))", "S(_Z3fibi)", "L(S(param0))"]);
+    assert_eq!(
+        c.operands.iter().map(strip).collect::<Vec<_>>(),
+        ["L(S(retval0))", "S(_Z3fibi)", "L(S(param0))"]
+    );
     // Spans point into the source.
-    assert_eq!(&src[c.opcode_span.start as usize..c.opcode_span.end as usize], "call.uni");
+    assert_eq!(
+        &src[c.opcode_span.start as usize..c.opcode_span.end as usize],
+        "call.uni"
+    );
     let store = func(&m, "_Z5storePii");
     assert!(store.returns.is_empty());
     let k = func(&m, "fib_kernel");
-    let calls: Vec<_> = insts(k.body.as_ref().unwrap()).into_iter().filter(|i| i.opcode == "call").collect();
+    let calls: Vec<_> = insts(k.body.as_ref().unwrap())
+        .into_iter()
+        .filter(|i| i.opcode == "call")
+        .collect();
     assert_eq!(strip(&calls[1].operands[0]), "S(_Z5storePii)");
     assert_eq!(strip(&calls[1].operands[1]), "L(S(param0),S(param1))");
 }
@@ -206,11 +237,22 @@ fn nvrtc_shuffle_and_atomics() {
     let shfl = all.iter().find(|i| i.opcode == "shfl").unwrap();
     assert_eq!(shfl.modifiers, ["sync", "down", "b32"]);
     assert_eq!(shfl.operands.len(), 5);
-    assert!(matches!(&shfl.operands[0], Operand::Pair(..)) || matches!(&shfl.operands[0], Operand::Reg(..)));
-    assert!(all.iter().any(|i| i.opcode == "atom" && i.modifiers.contains(&"add".to_string())));
-    assert!(all.iter().any(|i| i.opcode == "atom" && i.modifiers.contains(&"inc".to_string())));
-    assert!(all.iter().any(|i| i.opcode == "atom" && i.modifiers.contains(&"cas".to_string())));
-    assert!(all.iter().any(|i| i.opcode == "vote" || i.opcode == "activemask"));
+    assert!(
+        matches!(&shfl.operands[0], Operand::Pair(..))
+            || matches!(&shfl.operands[0], Operand::Reg(..))
+    );
+    assert!(all
+        .iter()
+        .any(|i| i.opcode == "atom" && i.modifiers.contains(&"add".to_string())));
+    assert!(all
+        .iter()
+        .any(|i| i.opcode == "atom" && i.modifiers.contains(&"inc".to_string())));
+    assert!(all
+        .iter()
+        .any(|i| i.opcode == "atom" && i.modifiers.contains(&"cas".to_string())));
+    assert!(all
+        .iter()
+        .any(|i| i.opcode == "vote" || i.opcode == "activemask"));
 }
 
 #[test]
@@ -224,7 +266,10 @@ fn nvrtc_struct_by_value() {
     let b = apply.body.as_ref().unwrap();
     assert!(b.iter().any(|s| matches!(s, Statement::Var(v) if v.space == StateSpace::Local && v.name == "__local_depot0")));
     let all = insts(b);
-    let ld = all.iter().find(|i| i.opcode == "ld" && i.modifiers == ["param", "v2", "f32"]).unwrap();
+    let ld = all
+        .iter()
+        .find(|i| i.opcode == "ld" && i.modifiers == ["param", "v2", "f32"])
+        .unwrap();
     assert_eq!(strip(&ld.operands[0]), "V(R(%f3),R(%f4))");
     assert_eq!(strip(&ld.operands[1]), "[S(_Z5apply6Paramsf_param_0)+16]");
 }
@@ -237,17 +282,29 @@ fn nvrtc_math_and_3d() {
         assert_eq!(k.params.len(), 4);
         let all = insts(k.body.as_ref().unwrap());
         assert!(all.iter().any(|i| i.opcode == "fma"));
-        assert!(all.iter().any(|i| i.operands.iter().any(|o| matches!(o, Operand::F32Bits(..)))));
+        assert!(all
+            .iter()
+            .any(|i| i.operands.iter().any(|o| matches!(o, Operand::F32Bits(..)))));
     }
     let (_, m) = data("math_fast.ptx");
     let all = insts(func(&m, "mathk").body.as_ref().unwrap());
-    assert!(all.iter().any(|i| i.modifiers.contains(&"approx".to_string())));
+    assert!(all
+        .iter()
+        .any(|i| i.modifiers.contains(&"approx".to_string())));
     let (_, m) = data("indexing3d.ptx");
     let all = insts(func(&m, "stencil3d").body.as_ref().unwrap());
     for r in ["%tid.x", "%tid.y", "%tid.z", "%ctaid.z", "%ntid.y"] {
-        assert!(all.iter().any(|i| i.operands.iter().any(|o| matches!(o, Operand::Reg(n, _) if n == r))), "{r}");
+        assert!(
+            all.iter().any(|i| i
+                .operands
+                .iter()
+                .any(|o| matches!(o, Operand::Reg(n, _) if n == r))),
+            "{r}"
+        );
     }
-    assert!(all.iter().any(|i| i.operands.iter().any(|o| strip(o) == "[R(%rd13)-4]")));
+    assert!(all
+        .iter()
+        .any(|i| i.operands.iter().any(|o| strip(o) == "[R(%rd13)-4]")));
 }
 
 #[test]
@@ -255,23 +312,41 @@ fn nvrtc_globals_with_initialisers() {
     let (_, m) = data("global_init.ptx");
     let v = vars(&m);
     let table = v.iter().find(|v| v.name == "table").unwrap();
-    assert_eq!((table.space, table.ty, table.dims.clone()), (StateSpace::Global, Type::B8, vec![Some(32)]));
-    let Some(Initializer::List(items)) = &table.init else { panic!() };
+    assert_eq!(
+        (table.space, table.ty, table.dims.clone()),
+        (StateSpace::Global, Type::B8, vec![Some(32)])
+    );
+    let Some(Initializer::List(items)) = &table.init else {
+        panic!()
+    };
     assert_eq!(items.len(), 32);
     assert_eq!(items[4], Initializer::Int(254));
     let coef = v.iter().find(|v| v.name == "coef").unwrap();
     assert_eq!(coef.space, StateSpace::Const);
     let ptr = v.iter().find(|v| v.name == "ptr").unwrap();
-    assert_eq!(ptr.init, Some(Initializer::Symbol { name: "table".into(), offset: 8, generic: true }));
+    assert_eq!(
+        ptr.init,
+        Some(Initializer::Symbol {
+            name: "table".into(),
+            offset: 8,
+            generic: true
+        })
+    );
 }
 
 #[test]
 fn nvrtc_extern_shared() {
     let (_, m) = data("extern_shared.ptx");
     let buf = vars(&m).into_iter().find(|v| v.name == "buf").unwrap();
-    assert_eq!((buf.linkage, buf.space, buf.align, buf.dims.clone()), (Linkage::Extern, StateSpace::Shared, Some(16), vec![None]));
+    assert_eq!(
+        (buf.linkage, buf.space, buf.align, buf.dims.clone()),
+        (Linkage::Extern, StateSpace::Shared, Some(16), vec![None])
+    );
     let all = insts(func(&m, "dyn_smem").body.as_ref().unwrap());
-    let ld = all.iter().find(|i| i.opcode == "ld" && i.modifiers[0] == "global").unwrap();
+    let ld = all
+        .iter()
+        .find(|i| i.opcode == "ld" && i.modifiers[0] == "global")
+        .unwrap();
     assert_eq!(ld.modifiers, ["global", "nc", "v4", "u32"]);
     assert_eq!(strip(&ld.operands[0]), "V(R(%r7),R(%r8),R(%r9),R(%r10))");
 }
@@ -282,11 +357,22 @@ fn nvrtc_misc_features() {
     let assertfail = func(&m, "__assertfail");
     assert!(assertfail.body.is_none());
     assert_eq!(assertfail.linkage, Linkage::Extern);
-    assert_eq!(assertfail.directives.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(), ["noreturn"]);
+    assert_eq!(
+        assertfail
+            .directives
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect::<Vec<_>>(),
+        ["noreturn"]
+    );
     let vprintf = func(&m, "vprintf");
     assert_eq!(vprintf.returns.len(), 1);
     let k = func(&m, "misc");
-    let d: Vec<_> = k.directives.iter().map(|d| (d.name.as_str(), d.values.clone())).collect();
+    let d: Vec<_> = k
+        .directives
+        .iter()
+        .map(|d| (d.name.as_str(), d.values.clone()))
+        .collect();
     assert_eq!(d, [("maxntid", vec![256, 1, 1]), ("minnctapersm", vec![2])]);
     let b = k.body.as_ref().unwrap();
     let mut found_pragma = false;
@@ -294,7 +380,9 @@ fn nvrtc_misc_features() {
     fn walk(s: &[Statement], pragma: &mut bool, proto: &mut bool) {
         for s in s {
             match s {
-                Statement::Directive(d) if d.name == "pragma" => *pragma |= d.strings == ["nounroll"],
+                Statement::Directive(d) if d.name == "pragma" => {
+                    *pragma |= d.strings == ["nounroll"]
+                }
                 Statement::Directive(d) if d.name == "callprototype" => *proto = true,
                 Statement::Block(b) => walk(b, pragma, proto),
                 _ => {}
@@ -304,11 +392,26 @@ fn nvrtc_misc_features() {
     walk(b, &mut found_pragma, &mut found_proto);
     assert!(found_pragma && found_proto);
     assert!(labels(b).contains(&"prototype_0"));
-    let indirect = insts(b).into_iter().find(|i| i.opcode == "call" && i.modifiers.is_empty()).unwrap();
-    assert_eq!(indirect.operands.iter().map(strip).collect::<Vec<_>>(), ["L(S(retval0))", "R(%rd9)", "L(S(param0))", "S(prototype_0)"]);
+    let indirect = insts(b)
+        .into_iter()
+        .find(|i| i.opcode == "call" && i.modifiers.is_empty())
+        .unwrap();
+    assert_eq!(
+        indirect.operands.iter().map(strip).collect::<Vec<_>>(),
+        ["L(S(retval0))", "R(%rd9)", "L(S(param0))", "S(prototype_0)"]
+    );
     let ops = vars(&m).into_iter().find(|v| v.name == "ops").unwrap();
-    let Some(Initializer::List(l)) = &ops.init else { panic!() };
-    assert_eq!(l[1], Initializer::Symbol { name: "_Z6thricei".into(), offset: 0, generic: false });
+    let Some(Initializer::List(l)) = &ops.init else {
+        panic!()
+    };
+    assert_eq!(
+        l[1],
+        Initializer::Symbol {
+            name: "_Z6thricei".into(),
+            offset: 0,
+            generic: false
+        }
+    );
     assert!(vars(&m).iter().any(|v| v.name == "$str$1"));
 }
 
@@ -318,9 +421,15 @@ fn nvrtc_debug_info_and_cache_hints() {
     let k = func(&m, "mma_debug");
     let all = insts(k.body.as_ref().unwrap());
     let mma = all.iter().find(|i| i.opcode == "mma").unwrap();
-    assert_eq!(mma.modifiers, ["sync", "aligned", "m16n8k16", "row", "col", "f32", "f16", "f16", "f32"]);
+    assert_eq!(
+        mma.modifiers,
+        ["sync", "aligned", "m16n8k16", "row", "col", "f32", "f16", "f16", "f32"]
+    );
     assert_eq!(mma.operands.len(), 4);
-    let ld = all.iter().find(|i| i.modifiers.contains(&"L1::no_allocate".to_string())).unwrap();
+    let ld = all
+        .iter()
+        .find(|i| i.modifiers.contains(&"L1::no_allocate".to_string()))
+        .unwrap();
     assert_eq!(ld.modifiers, ["global", "L1::no_allocate", "f32"]);
 }
 
@@ -379,18 +488,37 @@ LBB0_2:
     let m = ok(src);
     let f = func(&m, "foo");
     let p = &f.params[0];
-    assert_eq!((p.ty, p.ptr_space, p.ptr_align, p.align), (Type::U64, Some(StateSpace::Global), Some(4), None));
-    assert_eq!(f.directives.iter().map(|d| (d.name.as_str(), d.values.clone())).collect::<Vec<_>>(), [("reqntid", vec![128, 1, 1]), ("maxnreg", vec![32])]);
+    assert_eq!(
+        (p.ty, p.ptr_space, p.ptr_align, p.align),
+        (Type::U64, Some(StateSpace::Global), Some(4), None)
+    );
+    assert_eq!(
+        f.directives
+            .iter()
+            .map(|d| (d.name.as_str(), d.values.clone()))
+            .collect::<Vec<_>>(),
+        [("reqntid", vec![128, 1, 1]), ("maxnreg", vec![32])]
+    );
     let b = f.body.as_ref().unwrap();
     assert_eq!(labels(b), ["LBB0_1", "LBB0_2"]);
     let regs: Vec<_> = b
         .iter()
         .filter_map(|s| match s {
-            Statement::Reg { ty, name, count, .. } => Some((*ty, name.as_str(), *count)),
+            Statement::Reg {
+                ty, name, count, ..
+            } => Some((*ty, name.as_str(), *count)),
             _ => None,
         })
         .collect();
-    assert_eq!(regs, [(Type::Pred, "%p", Some(3)), (Type::B32, "%r", Some(6)), (Type::F32, "%f", Some(3)), (Type::B64, "%rd", Some(5))]);
+    assert_eq!(
+        regs,
+        [
+            (Type::Pred, "%p", Some(3)),
+            (Type::B32, "%r", Some(6)),
+            (Type::F32, "%f", Some(3)),
+            (Type::B64, "%rd", Some(5))
+        ]
+    );
     let all = insts(b);
     assert_eq!(all[3].guard, Some(("%p1".to_string(), false)));
     assert_eq!(all[8].guard, Some(("%p1".to_string(), true)));
@@ -415,8 +543,14 @@ fn function_headers() {
 "
     ));
     let f = func(&m, "f");
-    assert_eq!((f.linkage, f.returns.len(), f.params.len()), (Linkage::Weak, 1, 2));
-    assert_eq!((f.params[0].space, f.params[0].ty), (StateSpace::Reg, Type::B32));
+    assert_eq!(
+        (f.linkage, f.returns.len(), f.params.len()),
+        (Linkage::Weak, 1, 2)
+    );
+    assert_eq!(
+        (f.params[0].space, f.params[0].ty),
+        (StateSpace::Reg, Type::B32)
+    );
     assert_eq!((f.params[1].align, f.params[1].array), (Some(8), Some(40)));
     let g = func(&m, "g");
     assert_eq!((g.linkage, g.body.is_none()), (Linkage::Extern, true));
@@ -428,7 +562,10 @@ fn function_headers() {
     assert_eq!(func(&m, "nop").directives[0].strings, ["nounroll"]);
     assert!(func(&m, "u").body.is_some());
     let v = func(&m, "vec");
-    assert_eq!((v.params[0].vector, v.params[1].ptr_space), (Some(2), Some(StateSpace::Shared)));
+    assert_eq!(
+        (v.params[0].vector, v.params[1].ptr_space),
+        (Some(2), Some(StateSpace::Shared))
+    );
 }
 
 #[test]
@@ -448,7 +585,10 @@ fn variables_and_initialisers() {
 "
     ));
     let v = vars(&m);
-    assert_eq!((v[0].align, v[0].vector, v[0].dims.clone()), (Some(16), Some(4), vec![Some(2), Some(3)]));
+    assert_eq!(
+        (v[0].align, v[0].vector, v[0].dims.clone()),
+        (Some(16), Some(4), vec![Some(2), Some(3)])
+    );
     assert_eq!(
         v[1].init,
         Some(Initializer::List(vec![
@@ -458,13 +598,44 @@ fn variables_and_initialisers() {
             Initializer::Float(2.0)
         ]))
     );
-    assert_eq!(v[2].init, Some(Initializer::List(vec![Initializer::Int(-1), Initializer::Int(16), Initializer::Int(8)])));
-    let Some(Initializer::List(outer)) = &v[3].init else { panic!() };
-    assert_eq!(outer[1], Initializer::List(vec![Initializer::Int(3), Initializer::Int(4)]));
-    let Some(Initializer::List(a)) = &v[4].init else { panic!() };
-    assert_eq!(a[1], Initializer::Symbol { name: "ints".into(), offset: 8, generic: false });
-    assert_eq!(a[3], Initializer::Symbol { name: "fl".into(), offset: 4, generic: true });
-    assert_eq!((v[5].name.as_str(), v[6].name.as_str(), v[6].dims.clone()), ("a", "b", vec![Some(4)]));
+    assert_eq!(
+        v[2].init,
+        Some(Initializer::List(vec![
+            Initializer::Int(-1),
+            Initializer::Int(16),
+            Initializer::Int(8)
+        ]))
+    );
+    let Some(Initializer::List(outer)) = &v[3].init else {
+        panic!()
+    };
+    assert_eq!(
+        outer[1],
+        Initializer::List(vec![Initializer::Int(3), Initializer::Int(4)])
+    );
+    let Some(Initializer::List(a)) = &v[4].init else {
+        panic!()
+    };
+    assert_eq!(
+        a[1],
+        Initializer::Symbol {
+            name: "ints".into(),
+            offset: 8,
+            generic: false
+        }
+    );
+    assert_eq!(
+        a[3],
+        Initializer::Symbol {
+            name: "fl".into(),
+            offset: 4,
+            generic: true
+        }
+    );
+    assert_eq!(
+        (v[5].name.as_str(), v[6].name.as_str(), v[6].dims.clone()),
+        ("a", "b", vec![Some(4)])
+    );
     assert_eq!(v[7].space, StateSpace::Local);
     assert_eq!(v[8].init, Some(Initializer::Int(7)));
     assert_eq!(v[9].dims, vec![None]);
@@ -477,7 +648,13 @@ fn register_declarations() {
     let regs: Vec<_> = b
         .iter()
         .map(|s| match s {
-            Statement::Reg { ty, vector, name, count, .. } => (*ty, *vector, name.as_str(), *count),
+            Statement::Reg {
+                ty,
+                vector,
+                name,
+                count,
+                ..
+            } => (*ty, *vector, name.as_str(), *count),
             other => panic!("{other:?}"),
         })
         .collect();
@@ -508,18 +685,52 @@ fn debug_directives_are_ignored() {
 #[test]
 fn opcodes_and_modifiers() {
     let cases: &[(&str, &str, &[&str])] = &[
-        ("ld.global.nc.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1];", "ld", &["global", "nc", "v4", "f32"]),
-        ("shfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, -1;", "shfl", &["sync", "bfly", "b32"]),
+        (
+            "ld.global.nc.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1];",
+            "ld",
+            &["global", "nc", "v4", "f32"],
+        ),
+        (
+            "shfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, -1;",
+            "shfl",
+            &["sync", "bfly", "b32"],
+        ),
         ("cvt.rn.f32.s32 %f1, %r1;", "cvt", &["rn", "f32", "s32"]),
-        ("mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r2}, {%f1};", "mma", &["sync", "aligned", "m8n8k4", "row", "col", "f32", "f16", "f16", "f32"]),
+        (
+            "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1}, {%r1}, {%r2}, {%f1};",
+            "mma",
+            &[
+                "sync", "aligned", "m8n8k4", "row", "col", "f32", "f16", "f16", "f32",
+            ],
+        ),
         ("setp.ne.s32 %p1, %r1, 0;", "setp", &["ne", "s32"]),
-        ("atom.global.add.f32 %f1, [%rd1], %f2;", "atom", &["global", "add", "f32"]),
+        (
+            "atom.global.add.f32 %f1, [%rd1], %f2;",
+            "atom",
+            &["global", "add", "f32"],
+        ),
         ("bar.sync 0;", "bar", &["sync"]),
         ("barrier.sync.aligned 0;", "barrier", &["sync", "aligned"]),
-        ("cp.async.ca.shared.global [%r1], [%rd1], 16;", "cp", &["async", "ca", "shared", "global"]),
-        ("ld.global.L2::128B.f32 %f1, [%rd1];", "ld", &["global", "L2::128B", "f32"]),
-        ("ld.global.L1::no_allocate.L2::cache_hint.f32 %f1, [%rd1], %rd2;", "ld", &["global", "L1::no_allocate", "L2::cache_hint", "f32"]),
-        ("tex.2d.v4.f32.s32 {%f1,%f2,%f3,%f4}, %rd1;", "tex", &["2d", "v4", "f32", "s32"]),
+        (
+            "cp.async.ca.shared.global [%r1], [%rd1], 16;",
+            "cp",
+            &["async", "ca", "shared", "global"],
+        ),
+        (
+            "ld.global.L2::128B.f32 %f1, [%rd1];",
+            "ld",
+            &["global", "L2::128B", "f32"],
+        ),
+        (
+            "ld.global.L1::no_allocate.L2::cache_hint.f32 %f1, [%rd1], %rd2;",
+            "ld",
+            &["global", "L1::no_allocate", "L2::cache_hint", "f32"],
+        ),
+        (
+            "tex.2d.v4.f32.s32 {%f1,%f2,%f3,%f4}, %rd1;",
+            "tex",
+            &["2d", "v4", "f32", "s32"],
+        ),
         ("ret;", "ret", &[]),
         ("exit;", "exit", &[]),
         ("frobnicate.wibble %r1;", "frobnicate", &[]),
@@ -542,11 +753,27 @@ fn operands() {
     );
     assert_eq!(
         sops("x foo, $L__BB0_3, __cudart_i2opi_f, _Z3fooPf, param0, _;"),
-        ["S(foo)", "S($L__BB0_3)", "S(__cudart_i2opi_f)", "S(_Z3fooPf)", "S(param0)", "_"]
+        [
+            "S(foo)",
+            "S($L__BB0_3)",
+            "S(__cudart_i2opi_f)",
+            "S(_Z3fooPf)",
+            "S(param0)",
+            "_"
+        ]
     );
     assert_eq!(
         sops("x 42, 0x1F, 017, 0b101, 7U, -5, -0x10, 18446744073709551615;"),
-        ["I(42)", "I(31)", "I(15)", "I(5)", "I(7)", "I(-5)", "I(-16)", "I(18446744073709551615)"]
+        [
+            "I(42)",
+            "I(31)",
+            "I(15)",
+            "I(5)",
+            "I(7)",
+            "I(-5)",
+            "I(-16)",
+            "I(18446744073709551615)"
+        ]
     );
     assert_eq!(
         sops("x 0f3F800000, 0d3FF0000000000000, 1.5, 1e10, -0f3F800000;"),
@@ -560,12 +787,35 @@ fn operands() {
     );
     assert_eq!(
         sops("x [%rd1], [%rd1+4], [%rd1+-4], [%rd1-4], [sym], [sym+8], [0x100], [%r1];"),
-        ["[R(%rd1)+0]", "[R(%rd1)+4]", "[R(%rd1)-4]", "[R(%rd1)-4]", "[S(sym)+0]", "[S(sym)+8]", "[+256]", "[R(%r1)+0]"]
+        [
+            "[R(%rd1)+0]",
+            "[R(%rd1)+4]",
+            "[R(%rd1)-4]",
+            "[R(%rd1)-4]",
+            "[S(sym)+0]",
+            "[S(sym)+8]",
+            "[+256]",
+            "[R(%r1)+0]"
+        ]
     );
-    assert_eq!(sops("x {%f1, %f2, _, %f4}, !%p1, -%r1, %p1|%p2;"), ["V(R(%f1),R(%f2),_,R(%f4))", "!R(%p1)", "-R(%r1)", "R(%p1)|R(%p2)"]);
-    assert_eq!(sops("call.uni (retval0), _Z3fooi, (param0, param1);"), ["L(S(retval0))", "S(_Z3fooi)", "L(S(param0),S(param1))"]);
+    assert_eq!(
+        sops("x {%f1, %f2, _, %f4}, !%p1, -%r1, %p1|%p2;"),
+        [
+            "V(R(%f1),R(%f2),_,R(%f4))",
+            "!R(%p1)",
+            "-R(%r1)",
+            "R(%p1)|R(%p2)"
+        ]
+    );
+    assert_eq!(
+        sops("call.uni (retval0), _Z3fooi, (param0, param1);"),
+        ["L(S(retval0))", "S(_Z3fooi)", "L(S(param0),S(param1))"]
+    );
     assert_eq!(sops("call.uni _Z3barv, ();"), ["S(_Z3barv)", "L()"]);
-    assert_eq!(sops("call (retval0), %rd5, (param0), prototype_0;"), ["L(S(retval0))", "R(%rd5)", "L(S(param0))", "S(prototype_0)"]);
+    assert_eq!(
+        sops("call (retval0), %rd5, (param0), prototype_0;"),
+        ["L(S(retval0))", "R(%rd5)", "L(S(param0))", "S(prototype_0)"]
+    );
     assert_eq!(sops("call.uni (_), f, (a);"), ["L(_)", "S(f)", "L(S(a))"]);
 }
 
@@ -579,7 +829,10 @@ fn operand_spans() {
     assert_eq!(text(i.span), "add.s32 %r1, %r2, [%rd1+4]");
     assert_eq!(text(i.opcode_span), "add.s32");
     assert_eq!(text(i.operands[2].span()), "[%rd1+4]");
-    assert_eq!((i.operands[1].span().line, i.operands[1].span().col), (6, 15));
+    assert_eq!(
+        (i.operands[1].span().line, i.operands[1].span().col),
+        (6, 15)
+    );
 }
 
 #[test]
@@ -587,7 +840,10 @@ fn body_structure() {
     let b = body(
         "$L__BB0_1:\n{\n.reg .b32 t;\n{ { add.s32 %r1, %r1, 1; } }\n}\n.pragma \"nounroll\";\n.local .align 8 .b8 __local_depot0[32];\n.param .b32 param0;\n.shared .align 4 .f32 tile[16][16];\nFtgt: .calltargets f, g;\nTbl: .branchtargets L1, L2;\nprototype_1 : .callprototype (.param .b32 _) _ (.param .b64 _, .param .align 8 .b8 _[16]);\n@%p1 bra LBB0_2;\nLBB0_2:\n",
     );
-    assert_eq!(labels(&b), ["$L__BB0_1", "Ftgt", "Tbl", "prototype_1", "LBB0_2"]);
+    assert_eq!(
+        labels(&b),
+        ["$L__BB0_1", "Ftgt", "Tbl", "prototype_1", "LBB0_2"]
+    );
     assert!(matches!(&b[1], Statement::Block(inner) if inner.len() == 2));
     assert_eq!(insts(&b).len(), 2);
     let dirs: Vec<_> = b
@@ -613,34 +869,81 @@ fn body_structure() {
             _ => None,
         })
         .collect();
-    assert_eq!(vs, [(StateSpace::Local, "__local_depot0"), (StateSpace::Param, "param0"), (StateSpace::Shared, "tile")]);
+    assert_eq!(
+        vs,
+        [
+            (StateSpace::Local, "__local_depot0"),
+            (StateSpace::Param, "param0"),
+            (StateSpace::Shared, "tile")
+        ]
+    );
 }
 
 #[test]
 fn non_ascii_in_comments_and_strings() {
-    let m = ok(&format!("{HEADER}// héllo → ünïcode\n/* ∑ */\n.entry k() {{ .pragma \"ñ\"; ret; }}\n"));
+    let m = ok(&format!(
+        "{HEADER}// héllo → ünïcode\n/* ∑ */\n.entry k() {{ .pragma \"ñ\"; ret; }}\n"
+    ));
     assert_eq!(m.items.len(), 1);
 }
 
 #[test]
 fn nesting_limits() {
-    let deep_ok = format!("{HEADER}.entry k() {{ {} {} }}", "{".repeat(200), "}".repeat(200));
+    let deep_ok = format!(
+        "{HEADER}.entry k() {{ {} {} }}",
+        "{".repeat(200),
+        "}".repeat(200)
+    );
     ok(&deep_ok);
-    let too_deep = format!("{HEADER}.entry k() {{ {} {} }}", "{".repeat(10_000), "}".repeat(10_000));
+    let too_deep = format!(
+        "{HEADER}.entry k() {{ {} {} }}",
+        "{".repeat(10_000),
+        "}".repeat(10_000)
+    );
     assert!(err(&too_deep).message.contains("nesting"));
-    let init = format!("{HEADER}.global .u32 x[1] = {}1{};", "{".repeat(10_000), "}".repeat(10_000));
+    let init = format!(
+        "{HEADER}.global .u32 x[1] = {}1{};",
+        "{".repeat(10_000),
+        "}".repeat(10_000)
+    );
     assert!(err(&init).message.contains("nesting"));
-    let vec = format!("{HEADER}.entry k() {{ mov.b32 {}%r1{}; }}", "{".repeat(10_000), "}".repeat(10_000));
+    let vec = format!(
+        "{HEADER}.entry k() {{ mov.b32 {}%r1{}; }}",
+        "{".repeat(10_000),
+        "}".repeat(10_000)
+    );
     assert!(err(&vec).message.contains("nesting"));
-    let neg = format!("{HEADER}.entry k() {{ mov.b32 %r1, {}%r2; }}", "-!".repeat(10_000));
+    let neg = format!(
+        "{HEADER}.entry k() {{ mov.b32 %r1, {}%r2; }}",
+        "-!".repeat(10_000)
+    );
     assert!(err(&neg).message.contains("nesting"));
     // Just under the limit: must not overflow the stack (the result itself may be either).
     for n in [250, 255, 256] {
-        let _ = parse(&format!("{HEADER}.entry k() {{ {} {} }}", "{".repeat(n), "}".repeat(n)));
-        let _ = parse(&format!("{HEADER}.global .u32 x[1] = {}1{};", "{".repeat(n), "}".repeat(n)));
-        let _ = parse(&format!("{HEADER}.entry k() {{ mov.b32 {}%r1{}; }}", "{".repeat(n), "}".repeat(n)));
-        let _ = parse(&format!("{HEADER}.entry k() {{ mov.b32 {}%r1{}; }}", "(".repeat(n), ")".repeat(n)));
-        let _ = parse(&format!("{HEADER}.entry k() {{ mov.b32 %r1, {}%r2; }}", "-".repeat(n)));
+        let _ = parse(&format!(
+            "{HEADER}.entry k() {{ {} {} }}",
+            "{".repeat(n),
+            "}".repeat(n)
+        ));
+        let _ = parse(&format!(
+            "{HEADER}.global .u32 x[1] = {}1{};",
+            "{".repeat(n),
+            "}".repeat(n)
+        ));
+        let _ = parse(&format!(
+            "{HEADER}.entry k() {{ mov.b32 {}%r1{}; }}",
+            "{".repeat(n),
+            "}".repeat(n)
+        ));
+        let _ = parse(&format!(
+            "{HEADER}.entry k() {{ mov.b32 {}%r1{}; }}",
+            "(".repeat(n),
+            ")".repeat(n)
+        ));
+        let _ = parse(&format!(
+            "{HEADER}.entry k() {{ mov.b32 %r1, {}%r2; }}",
+            "-".repeat(n)
+        ));
     }
 }
 
@@ -685,13 +988,19 @@ fn error_positions() {
     assert!(d.message.contains("end of input"));
     assert_eq!(d.expected.as_deref(), Some("`}`"));
 
-    let d = err(&format!("{HEADER}.global .u32 x = 99999999999999999999999;"));
+    let d = err(&format!(
+        "{HEADER}.global .u32 x = 99999999999999999999999;"
+    ));
     assert!(d.message.contains("64 bits"));
     let d = err(&format!("{HEADER}.global .u8 x[4294967296][4294967296];"));
     assert!(d.message.contains("overflows"));
-    let d = err(&format!("{HEADER}.entry k() {{ ld.u32 %r1, [%rd1+99999999999999999999]; }}"));
+    let d = err(&format!(
+        "{HEADER}.entry k() {{ ld.u32 %r1, [%rd1+99999999999999999999]; }}"
+    ));
     assert!(d.message.contains("64 bits"));
-    let d = err(&format!("{HEADER}.entry k() {{ ld.u32 %r1, [%rd1+18446744073709551615]; }}"));
+    let d = err(&format!(
+        "{HEADER}.entry k() {{ ld.u32 %r1, [%rd1+18446744073709551615]; }}"
+    ));
     assert!(d.message.contains("offset"));
 }
 
@@ -721,7 +1030,12 @@ fn malformed_files() {
 }
 
 fn malformed(name: &str) -> Diagnostic {
-    let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/malformed").join(name)).unwrap();
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/malformed")
+            .join(name),
+    )
+    .unwrap();
     err(&String::from_utf8_lossy(&bytes))
 }
 
@@ -739,7 +1053,10 @@ fn malformed_positions() {
     assert_eq!(at("bad_vector.ptx"), (7, 21));
     assert_eq!(at("empty_offset.ptx"), (7, 19));
     assert_eq!(at("reg_without_name.ptx"), (6, 11));
-    assert_eq!(malformed("huge_integer.ptx").found, "123456789012345678901234567890");
+    assert_eq!(
+        malformed("huge_integer.ptx").found,
+        "123456789012345678901234567890"
+    );
 }
 
 // ---------------------------------------------------------------- no panics

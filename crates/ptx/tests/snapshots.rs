@@ -13,10 +13,14 @@ fn saxpy_ir() {
 
 #[test]
 fn block_reduce_ir() {
-    insta::assert_snapshot!(ir_of(include_str!("../../../tests/corpus/block_reduce/kernel.sm80.ptx")));
+    insta::assert_snapshot!(ir_of(include_str!(
+        "../../../tests/corpus/block_reduce/kernel.sm80.ptx"
+    )));
 }
 
 #[test]
 fn noinline_struct_calls_ir() {
-    insta::assert_snapshot!(ir_of(include_str!("../../../tests/corpus/noinline_struct/kernel.sm80.ptx")));
+    insta::assert_snapshot!(ir_of(include_str!(
+        "../../../tests/corpus/noinline_struct/kernel.sm80.ptx"
+    )));
 }

@@ -19,7 +19,17 @@ fn main() -> Result<(), warpfold::Error> {
 
     let block = 256u32;
     let grid = (n as u32).div_ceil(block);
-    kernel.launch([grid, 1, 1], [block, 1, 1], 0, &[Arg::I32(n as i32), Arg::F32(2.0), Arg::Buffer(&dx), Arg::Buffer(&dy)])?;
+    kernel.launch(
+        [grid, 1, 1],
+        [block, 1, 1],
+        0,
+        &[
+            Arg::I32(n as i32),
+            Arg::F32(2.0),
+            Arg::Buffer(&dx),
+            Arg::Buffer(&dy),
+        ],
+    )?;
 
     let out: Vec<f32> = dy.to_vec()?;
     for i in [0, 1, 2, 999] {

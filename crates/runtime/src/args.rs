@@ -60,9 +60,16 @@ impl Arg<'_> {
 }
 
 pub(crate) fn pack(f: &Function, args: &[Arg]) -> Result<Vec<u8>> {
-    let err = |message: String| Error::Arguments { signature: f.signature(), message };
+    let err = |message: String| Error::Arguments {
+        signature: f.signature(),
+        message,
+    };
     if args.len() != f.params.len() {
-        return Err(err(format!("the kernel takes {} arguments, {} given", f.params.len(), args.len())));
+        return Err(err(format!(
+            "the kernel takes {} arguments, {} given",
+            f.params.len(),
+            args.len()
+        )));
     }
     let mut buf = vec![0u8; f.param_bytes as usize];
     for (i, (a, p)) in args.iter().zip(&f.params).enumerate() {
@@ -70,15 +77,27 @@ pub(crate) fn pack(f: &Function, args: &[Arg]) -> Result<Vec<u8>> {
         let what = || format!("argument {i} ({}) for parameter `{}`", a.describe(), p.name);
         if let Some(n) = p.array {
             if !matches!(a, Arg::Bytes(_)) {
-                return Err(err(format!("{}: an aggregate of {n} bytes needs raw bytes", what())));
+                return Err(err(format!(
+                    "{}: an aggregate of {n} bytes needs raw bytes",
+                    what()
+                )));
             }
         }
         if bytes.len() as u64 != p.size {
-            return Err(err(format!("{} has {} bytes, the parameter {}", what(), bytes.len(), p.size)));
+            return Err(err(format!(
+                "{} has {} bytes, the parameter {}",
+                what(),
+                bytes.len(),
+                p.size
+            )));
         }
         if p.array.is_none() {
             if is_ptr && (p.ty.is_float() || p.size != 8) {
-                return Err(err(format!("{}: a buffer needs a 64-bit integer (pointer) parameter, this one is .{}", what(), p.ty)));
+                return Err(err(format!(
+                    "{}: a buffer needs a 64-bit integer (pointer) parameter, this one is .{}",
+                    what(),
+                    p.ty
+                )));
             }
             // .b types take anything of the right size; .f and .u/.s must match in kind.
             let bits_only = matches!(p.ty, Ty::B8 | Ty::B16 | Ty::B32 | Ty::B64);

@@ -74,7 +74,9 @@ impl Dtype {
     /// Format element `i` of little-endian `bytes` for people.
     pub fn format(self, bytes: &[u8], i: usize) -> String {
         let s = self.size();
-        let Some(b) = bytes.get(i * s..(i + 1) * s) else { return "?".into() };
+        let Some(b) = bytes.get(i * s..(i + 1) * s) else {
+            return "?".into();
+        };
         let mut w = [0u8; 8];
         w[..s].copy_from_slice(b);
         let u = u64::from_le_bytes(w);
@@ -147,7 +149,11 @@ fn parse_int(v: &str, dtype: Dtype) -> Option<u64> {
     if value < lo || value > hi {
         return None;
     }
-    let m = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let m = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     Some(value as u64 & m)
 }
 
@@ -165,7 +171,11 @@ fn parse_float(v: &str, dtype: Dtype) -> Option<u64> {
         "-inf" => f64::NEG_INFINITY,
         other => other.parse().ok()?,
     };
-    Some(if dtype == Dtype::F32 { u64::from((x as f32).to_bits()) } else { x.to_bits() })
+    Some(if dtype == Dtype::F32 {
+        u64::from((x as f32).to_bits())
+    } else {
+        x.to_bits()
+    })
 }
 
 impl ArgSpec {
@@ -184,7 +194,9 @@ impl ArgSpec {
         }
         if let Some(rest) = spec.strip_prefix("zeros:") {
             let (d, n) = rest.split_once(':').ok_or("expected zeros:DTYPE:COUNT")?;
-            let dtype = Dtype::parse(d).ok_or_else(|| format!("unknown dtype `{d}` (use i8 i16 i32 i64 u8 u16 u32 u64 f32 f64)"))?;
+            let dtype = Dtype::parse(d).ok_or_else(|| {
+                format!("unknown dtype `{d}` (use i8 i16 i32 i64 u8 u16 u32 u64 f32 f64)")
+            })?;
             let count: u64 = n.parse().map_err(|_| format!("bad element count `{n}`"))?;
             if count.saturating_mul(dtype.size() as u64) > 1 << 36 {
                 return Err(format!("{count} elements is too large"));
@@ -192,8 +204,14 @@ impl ArgSpec {
             return Ok(ArgSpec::Zeros { dtype, count });
         }
         if let Some((t, v)) = spec.split_once('=') {
-            let dtype = Dtype::parse(t).ok_or_else(|| format!("unknown scalar type `{t}` (use i8 i16 i32 i64 u8 u16 u32 u64 f32 f64)"))?;
-            let bits = if dtype.is_float() { parse_float(v, dtype) } else { parse_int(v, dtype) };
+            let dtype = Dtype::parse(t).ok_or_else(|| {
+                format!("unknown scalar type `{t}` (use i8 i16 i32 i64 u8 u16 u32 u64 f32 f64)")
+            })?;
+            let bits = if dtype.is_float() {
+                parse_float(v, dtype)
+            } else {
+                parse_int(v, dtype)
+            };
             let bits = bits.ok_or_else(|| format!("`{v}` is not a valid {t} value"))?;
             return Ok(ArgSpec::Scalar { dtype, bits });
         }
@@ -203,8 +221,16 @@ impl ArgSpec {
 
 /// A materialised argument: what the launch passes, plus what to write back.
 pub enum Prepared {
-    Scalar { dtype: Dtype, bits: u64 },
-    Buffer { buffer: Buffer, dtype: Dtype, shape: Vec<u64>, initial: Vec<u8> },
+    Scalar {
+        dtype: Dtype,
+        bits: u64,
+    },
+    Buffer {
+        buffer: Buffer,
+        dtype: Dtype,
+        shape: Vec<u64>,
+        initial: Vec<u8>,
+    },
     Raw(Vec<u8>),
 }
 
@@ -230,7 +256,10 @@ impl Prepared {
 
     /// Put a buffer back to its initial contents (for repeated launches).
     pub fn reset(&self) -> Result<()> {
-        if let Prepared::Buffer { buffer, initial, .. } = self {
+        if let Prepared::Buffer {
+            buffer, initial, ..
+        } = self
+        {
             buffer.write(initial)?;
         }
         Ok(())
@@ -242,22 +271,37 @@ impl ArgSpec {
     /// from `base`.
     pub fn prepare(&self, dev: &Device, base: &Path) -> Result<Prepared> {
         match self {
-            ArgSpec::Scalar { dtype, bits } => Ok(Prepared::Scalar { dtype: *dtype, bits: *bits }),
+            ArgSpec::Scalar { dtype, bits } => Ok(Prepared::Scalar {
+                dtype: *dtype,
+                bits: *bits,
+            }),
             ArgSpec::Zeros { dtype, count } => {
                 let bytes = *count as usize * dtype.size();
                 let buffer = dev.buffer_zeroed(bytes)?;
-                Ok(Prepared::Buffer { buffer, dtype: *dtype, shape: vec![*count], initial: vec![0; bytes] })
+                Ok(Prepared::Buffer {
+                    buffer,
+                    dtype: *dtype,
+                    shape: vec![*count],
+                    initial: vec![0; bytes],
+                })
             }
             ArgSpec::Npy(p) => {
                 let path = base.join(p);
                 let a = read_npy(&path)?;
                 let buffer = dev.buffer_zeroed(a.bytes.len())?;
                 buffer.write(&a.bytes)?;
-                Ok(Prepared::Buffer { buffer, dtype: a.dtype, shape: a.shape, initial: a.bytes })
+                Ok(Prepared::Buffer {
+                    buffer,
+                    dtype: a.dtype,
+                    shape: a.shape,
+                    initial: a.bytes,
+                })
             }
             ArgSpec::Raw(p) => {
                 let path = base.join(p);
-                std::fs::read(&path).map(Prepared::Raw).map_err(|e| Error::Buffer(format!("cannot read {}: {e}", path.display())))
+                std::fs::read(&path)
+                    .map(Prepared::Raw)
+                    .map_err(|e| Error::Buffer(format!("cannot read {}: {e}", path.display())))
             }
         }
     }
@@ -267,13 +311,19 @@ impl ArgSpec {
 pub fn read_npy(path: &Path) -> Result<HostArray> {
     let bad = |m: String| Error::Buffer(format!("{}: {m}", path.display()));
     let data = std::fs::read(path).map_err(|e| bad(e.to_string()))?;
-    let npy = npyz::NpyFile::new(&data[..]).map_err(|e| bad(format!("not a valid .npy file ({e})")))?;
+    let npy =
+        npyz::NpyFile::new(&data[..]).map_err(|e| bad(format!("not a valid .npy file ({e})")))?;
     if npy.order() == npyz::Order::Fortran {
-        return Err(bad("Fortran-ordered arrays are not supported; save with np.ascontiguousarray".into()));
+        return Err(bad(
+            "Fortran-ordered arrays are not supported; save with np.ascontiguousarray".into(),
+        ));
     }
     let shape = npy.shape().to_vec();
     let npyz::DType::Plain(ts) = npy.dtype() else {
-        return Err(bad(format!("dtype {} is not a plain numeric type", npy.dtype().descr())));
+        return Err(bad(format!(
+            "dtype {} is not a plain numeric type",
+            npy.dtype().descr()
+        )));
     };
     use npyz::TypeChar as C;
     let dtype = match (ts.type_char(), ts.size_field()) {
@@ -287,7 +337,11 @@ pub fn read_npy(path: &Path) -> Result<HostArray> {
         (C::Uint, 8) => Dtype::U64,
         (C::Float, 4) => Dtype::F32,
         (C::Float, 8) => Dtype::F64,
-        _ => return Err(bad(format!("dtype {ts} is not supported (use int8..64, uint8..64, float32, float64)"))),
+        _ => {
+            return Err(bad(format!(
+                "dtype {ts} is not supported (use int8..64, uint8..64, float32, float64)"
+            )))
+        }
     };
     let err = |e: std::io::Error| bad(format!("cannot read the data ({e})"));
     macro_rules! read {
@@ -297,7 +351,12 @@ pub fn read_npy(path: &Path) -> Result<HostArray> {
         }};
     }
     let bytes = match (ts.type_char(), dtype) {
-        (C::Bool, _) => npy.into_vec::<bool>().map_err(err)?.into_iter().map(u8::from).collect(),
+        (C::Bool, _) => npy
+            .into_vec::<bool>()
+            .map_err(err)?
+            .into_iter()
+            .map(u8::from)
+            .collect(),
         (_, Dtype::I8) => read!(i8),
         (_, Dtype::I16) => read!(i16),
         (_, Dtype::I32) => read!(i32),
@@ -309,7 +368,11 @@ pub fn read_npy(path: &Path) -> Result<HostArray> {
         (_, Dtype::F32) => read!(f32),
         (_, Dtype::F64) => read!(f64),
     };
-    Ok(HostArray { dtype, shape, bytes })
+    Ok(HostArray {
+        dtype,
+        shape,
+        bytes,
+    })
 }
 
 /// Write an array as `.npy`, through a temporary file so a failure never
@@ -324,7 +387,12 @@ pub fn write_npy(path: &Path, a: &HostArray) -> Result<()> {
         macro_rules! write {
             ($t:ty) => {{
                 use npyz::WriterBuilder;
-                let mut w = npyz::WriteOptions::<$t>::new().default_dtype().shape(&a.shape).writer(&mut out).begin_nd().map_err(bad)?;
+                let mut w = npyz::WriteOptions::<$t>::new()
+                    .default_dtype()
+                    .shape(&a.shape)
+                    .writer(&mut out)
+                    .begin_nd()
+                    .map_err(bad)?;
                 for c in a.bytes.chunks_exact(s) {
                     let mut b = [0u8; std::mem::size_of::<$t>()];
                     b.copy_from_slice(c);
@@ -357,18 +425,63 @@ mod tests {
 
     #[test]
     fn specs() {
-        assert_eq!(ArgSpec::parse("i32=-5").unwrap(), ArgSpec::Scalar { dtype: Dtype::I32, bits: 0xffff_fffb });
-        assert_eq!(ArgSpec::parse("u8=255").unwrap(), ArgSpec::Scalar { dtype: Dtype::U8, bits: 255 });
+        assert_eq!(
+            ArgSpec::parse("i32=-5").unwrap(),
+            ArgSpec::Scalar {
+                dtype: Dtype::I32,
+                bits: 0xffff_fffb
+            }
+        );
+        assert_eq!(
+            ArgSpec::parse("u8=255").unwrap(),
+            ArgSpec::Scalar {
+                dtype: Dtype::U8,
+                bits: 255
+            }
+        );
         assert!(ArgSpec::parse("u8=256").is_err());
         assert!(ArgSpec::parse("u32=-1").is_err());
-        assert_eq!(ArgSpec::parse("i32=0xffffffff").unwrap(), ArgSpec::Scalar { dtype: Dtype::I32, bits: 0xffff_ffff });
-        assert_eq!(ArgSpec::parse("f32=1.5").unwrap(), ArgSpec::Scalar { dtype: Dtype::F32, bits: 0x3fc0_0000 });
-        assert_eq!(ArgSpec::parse("f32=0x7f800000").unwrap(), ArgSpec::Scalar { dtype: Dtype::F32, bits: 0x7f80_0000 });
-        assert!(matches!(ArgSpec::parse("f64=nan").unwrap(), ArgSpec::Scalar { dtype: Dtype::F64, .. }));
-        assert_eq!(ArgSpec::parse("zeros:f32:10").unwrap(), ArgSpec::Zeros { dtype: Dtype::F32, count: 10 });
+        assert_eq!(
+            ArgSpec::parse("i32=0xffffffff").unwrap(),
+            ArgSpec::Scalar {
+                dtype: Dtype::I32,
+                bits: 0xffff_ffff
+            }
+        );
+        assert_eq!(
+            ArgSpec::parse("f32=1.5").unwrap(),
+            ArgSpec::Scalar {
+                dtype: Dtype::F32,
+                bits: 0x3fc0_0000
+            }
+        );
+        assert_eq!(
+            ArgSpec::parse("f32=0x7f800000").unwrap(),
+            ArgSpec::Scalar {
+                dtype: Dtype::F32,
+                bits: 0x7f80_0000
+            }
+        );
+        assert!(matches!(
+            ArgSpec::parse("f64=nan").unwrap(),
+            ArgSpec::Scalar {
+                dtype: Dtype::F64,
+                ..
+            }
+        ));
+        assert_eq!(
+            ArgSpec::parse("zeros:f32:10").unwrap(),
+            ArgSpec::Zeros {
+                dtype: Dtype::F32,
+                count: 10
+            }
+        );
         assert!(ArgSpec::parse("zeros:f16:10").is_err());
         assert!(ArgSpec::parse("bogus").is_err());
-        assert_eq!(ArgSpec::parse("@x.npy").unwrap(), ArgSpec::Npy("x.npy".into()));
+        assert_eq!(
+            ArgSpec::parse("@x.npy").unwrap(),
+            ArgSpec::Npy("x.npy".into())
+        );
     }
 
     #[test]
@@ -376,7 +489,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("warpfold-npy-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("a.npy");
-        let a = HostArray { dtype: Dtype::I16, shape: vec![2, 3], bytes: (0..12u8).collect() };
+        let a = HostArray {
+            dtype: Dtype::I16,
+            shape: vec![2, 3],
+            bytes: (0..12u8).collect(),
+        };
         write_npy(&p, &a).unwrap();
         assert_eq!(read_npy(&p).unwrap(), a);
         std::fs::write(&p, b"not npy").unwrap();

@@ -33,7 +33,10 @@ use warpfold_interp::{Allocation, DeviceMemory, Instance, LaunchConfig, MemoryEr
 pub enum Error {
     /// The PTX did not parse or lower; `rendered` has line:column and a caret.
     #[error("{rendered}")]
-    Ptx { rendered: String, diagnostics: Diagnostics },
+    Ptx {
+        rendered: String,
+        diagnostics: Diagnostics,
+    },
     #[error("no kernel named `{name}` in the module; it has: {available}")]
     NoSuchKernel { name: String, available: String },
     #[error("kernel name `{name}` is ambiguous; use one of: {candidates}")]
@@ -79,7 +82,10 @@ impl std::str::FromStr for Backend {
         match s {
             "cpu" => Ok(Backend::Cpu),
             "interp" => Ok(Backend::Interp),
-            other => Err(Error::Backend(other.into(), "known backends: cpu, interp".into())),
+            other => Err(Error::Backend(
+                other.into(),
+                "known backends: cpu, interp".into(),
+            )),
         }
     }
 }
@@ -100,7 +106,11 @@ impl Default for Device {
 
 impl Device {
     pub fn new() -> Self {
-        Device { mem: Arc::new(DeviceMemory::new()), opts: ExecOptions::default(), backend: Backend::Cpu }
+        Device {
+            mem: Arc::new(DeviceMemory::new()),
+            opts: ExecOptions::default(),
+            backend: Backend::Cpu,
+        }
     }
 
     /// Worker threads for launches (0 = one per core).
@@ -138,14 +148,27 @@ impl Device {
 
     /// As `load_ptx`, naming the file in rendered diagnostics.
     pub fn load_ptx_named(&self, src: &str, file: &str) -> Result<Module> {
-        let ir = warpfold_ptx::load(src).map_err(|d| Error::Ptx { rendered: d.render(file, src), diagnostics: d })?;
+        let ir = warpfold_ptx::load(src).map_err(|d| Error::Ptx {
+            rendered: d.render(file, src),
+            diagnostics: d,
+        })?;
         let ir = Arc::new(ir);
         let instance = Arc::new(Instance::new(ir.clone(), &self.mem)?);
-        Ok(Module { ir, instance, device: self.clone(), compiled: Arc::new(warpfold_cpu::Cache::default()) })
+        Ok(Module {
+            ir,
+            instance,
+            device: self.clone(),
+            compiled: Arc::new(warpfold_cpu::Cache::default()),
+        })
     }
 
     /// Compile CUDA C++ with NVRTC (found at run time) and load the PTX.
-    pub fn load_cuda(&self, src: &str, file: &str, options: &nvrtc::Options) -> Result<(Module, String)> {
+    pub fn load_cuda(
+        &self,
+        src: &str,
+        file: &str,
+        options: &nvrtc::Options,
+    ) -> Result<(Module, String)> {
         let ptx = nvrtc::compile(src, file, options)?;
         let m = self.load_ptx_named(&ptx, &format!("{file} (as PTX)"))?;
         Ok((m, ptx))
@@ -154,7 +177,10 @@ impl Device {
     /// A zero-filled buffer of `bytes` bytes.
     pub fn buffer_zeroed(&self, bytes: usize) -> Result<Buffer> {
         let alloc = self.mem.alloc(bytes as u64)?;
-        Ok(Buffer { alloc, mem: self.mem.clone() })
+        Ok(Buffer {
+            alloc,
+            mem: self.mem.clone(),
+        })
     }
 
     /// A buffer holding a copy of `data`.
@@ -192,7 +218,11 @@ impl Buffer {
     pub fn to_vec<T: bytemuck::Pod>(&self) -> Result<Vec<T>> {
         let size = std::mem::size_of::<T>();
         if size == 0 || self.len_bytes() % size != 0 {
-            return Err(Error::Buffer(format!("{} bytes is not a whole number of {}-byte elements", self.len_bytes(), size)));
+            return Err(Error::Buffer(format!(
+                "{} bytes is not a whole number of {}-byte elements",
+                self.len_bytes(),
+                size
+            )));
         }
         let bytes = self.to_bytes();
         let mut out = vec![T::zeroed(); self.len_bytes() / size];
@@ -203,7 +233,11 @@ impl Buffer {
     pub fn write<T: bytemuck::Pod>(&self, data: &[T]) -> Result<()> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
         if bytes.len() != self.len_bytes() {
-            return Err(Error::Buffer(format!("writing {} bytes into a {}-byte buffer", bytes.len(), self.len_bytes())));
+            return Err(Error::Buffer(format!(
+                "writing {} bytes into a {}-byte buffer",
+                bytes.len(),
+                self.len_bytes()
+            )));
         }
         self.alloc.write_bytes(bytes);
         Ok(())
@@ -241,7 +275,11 @@ impl Module {
     pub fn kernels(&self) -> Vec<KernelInfo> {
         self.ir
             .kernels()
-            .map(|(_, f)| KernelInfo { name: f.name.clone(), signature: f.signature(), params: f.params.clone() })
+            .map(|(_, f)| KernelInfo {
+                name: f.name.clone(),
+                signature: f.signature(),
+                params: f.params.clone(),
+            })
             .collect()
     }
 
@@ -250,26 +288,50 @@ impl Module {
     /// one kernel has it.
     pub fn kernel(&self, name: &str) -> Result<Kernel> {
         if let Some((id, _)) = self.ir.kernel(name) {
-            return Ok(Kernel { module: self.clone(), id });
+            return Ok(Kernel {
+                module: self.clone(),
+                id,
+            });
         }
         let wanted = name.replace(' ', "");
         let matches: Vec<_> = self
             .ir
             .kernels()
             .filter(|(_, f)| match demangle(&f.name) {
-                Some(d) => [d.full, d.qualified, d.base].iter().any(|n| n.replace(' ', "") == wanted),
+                Some(d) => [d.full, d.qualified, d.base]
+                    .iter()
+                    .any(|n| n.replace(' ', "") == wanted),
                 None => false,
             })
             .collect();
         match matches[..] {
-            [(id, _)] => Ok(Kernel { module: self.clone(), id }),
+            [(id, _)] => Ok(Kernel {
+                module: self.clone(),
+                id,
+            }),
             [] => {
-                let available = self.ir.kernels().map(|(_, f)| display_name(&f.name)).collect::<Vec<_>>().join(", ");
-                Err(Error::NoSuchKernel { name: name.into(), available: if available.is_empty() { "no kernels".into() } else { available } })
+                let available = self
+                    .ir
+                    .kernels()
+                    .map(|(_, f)| display_name(&f.name))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                Err(Error::NoSuchKernel {
+                    name: name.into(),
+                    available: if available.is_empty() {
+                        "no kernels".into()
+                    } else {
+                        available
+                    },
+                })
             }
             _ => Err(Error::AmbiguousKernel {
                 name: name.into(),
-                candidates: matches.iter().map(|(_, f)| display_name(&f.name)).collect::<Vec<_>>().join(", "),
+                candidates: matches
+                    .iter()
+                    .map(|(_, f)| display_name(&f.name))
+                    .collect::<Vec<_>>()
+                    .join(", "),
             }),
         }
     }
@@ -311,8 +373,16 @@ pub fn demangle(name: &str) -> Option<Demangled> {
         Some(s) => head[s + 1..].to_string(),
         None => head.to_string(),
     };
-    let base = qualified.split('<').next().unwrap_or(&qualified).to_string();
-    Some(Demangled { full, qualified, base })
+    let base = qualified
+        .split('<')
+        .next()
+        .unwrap_or(&qualified)
+        .to_string();
+    Some(Demangled {
+        full,
+        qualified,
+        base,
+    })
 }
 
 /// `name`, or `name (C++ signature)` for a mangled one.
@@ -350,27 +420,61 @@ impl Kernel {
 
     /// Launch over `grid` x `block` threads with `shared` bytes of dynamic
     /// shared memory; returns when every thread has finished.
-    pub fn launch(&self, grid: [u32; 3], block: [u32; 3], shared: u32, args: &[Arg]) -> Result<LaunchStats> {
+    pub fn launch(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+        args: &[Arg],
+    ) -> Result<LaunchStats> {
         let params = self.pack_args(args)?;
         self.launch_packed(grid, block, shared, &params)
     }
 
-    pub fn launch_packed(&self, grid: [u32; 3], block: [u32; 3], shared: u32, params: &[u8]) -> Result<LaunchStats> {
-        let cfg = LaunchConfig { grid, block, dynamic_shared: shared };
+    pub fn launch_packed(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+        params: &[u8],
+    ) -> Result<LaunchStats> {
+        let cfg = LaunchConfig {
+            grid,
+            block,
+            dynamic_shared: shared,
+        };
         let dev = &self.module.device;
         if dev.backend == Backend::Cpu {
             if let Ok(k) = &*self.compiled() {
-                return Ok(warpfold_cpu::launch(k, &self.module.instance, &dev.mem, &cfg, params, &dev.opts)?);
+                return Ok(warpfold_cpu::launch(
+                    k,
+                    &self.module.instance,
+                    &dev.mem,
+                    &cfg,
+                    params,
+                    &dev.opts,
+                )?);
             }
         }
-        Ok(warpfold_interp::launch(&self.module.instance, &dev.mem, self.id, &cfg, params, &dev.opts)?)
+        Ok(warpfold_interp::launch(
+            &self.module.instance,
+            &dev.mem,
+            self.id,
+            &cfg,
+            params,
+            &dev.opts,
+        )?)
     }
 
     /// The compiled form of this kernel (compiled on first use and cached),
     /// or why the cpu backend cannot compile it; then launches fall back to
     /// the interpreter.
-    pub fn compiled(&self) -> Arc<std::result::Result<warpfold_cpu::CompiledKernel, warpfold_cpu::Unsupported>> {
-        self.module.compiled.get_or_compile(&self.module.ir, self.id)
+    pub fn compiled(
+        &self,
+    ) -> Arc<std::result::Result<warpfold_cpu::CompiledKernel, warpfold_cpu::Unsupported>> {
+        self.module
+            .compiled
+            .get_or_compile(&self.module.ir, self.id)
     }
 
     /// The backend launches of this kernel actually use, and why when it is

@@ -20,7 +20,11 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { arch: 80, fast_math: false, extra: Vec::new() }
+        Options {
+            arch: 80,
+            fast_math: false,
+            extra: Vec::new(),
+        }
     }
 }
 
@@ -47,7 +51,10 @@ fn python_paths() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     for py in ["python3", "python"] {
         let out = std::process::Command::new(py)
-            .args(["-c", "import sys; print('\\n'.join(p for p in sys.path if p))"])
+            .args([
+                "-c",
+                "import sys; print('\\n'.join(p for p in sys.path if p))",
+            ])
             .stderr(std::process::Stdio::null())
             .output();
         if let Ok(o) = out {
@@ -62,7 +69,14 @@ fn python_paths() -> Vec<PathBuf> {
     dirs
 }
 
-type CreateFn = unsafe extern "C" fn(*mut *mut std::ffi::c_void, *const c_char, *const c_char, c_int, *const *const c_char, *const *const c_char) -> c_int;
+type CreateFn = unsafe extern "C" fn(
+    *mut *mut std::ffi::c_void,
+    *const c_char,
+    *const c_char,
+    c_int,
+    *const *const c_char,
+    *const *const c_char,
+) -> c_int;
 type CompileFn = unsafe extern "C" fn(*mut std::ffi::c_void, c_int, *const *const c_char) -> c_int;
 type SizeFn = unsafe extern "C" fn(*mut std::ffi::c_void, *mut usize) -> c_int;
 type GetFn = unsafe extern "C" fn(*mut std::ffi::c_void, *mut c_char) -> c_int;
@@ -93,19 +107,27 @@ pub fn compile(src: &str, file: &str, opts: &Options) -> Result<String> {
     let nv = |e: String| Error::Nvrtc(format!("{e} (NVRTC at {})", path.display()));
     let csrc = CString::new(src).map_err(|_| nv("source contains a NUL byte".into()))?;
     let cname = CString::new(file.replace('\0', "")).map_err(|_| nv("bad file name".into()))?;
-    let mut options = vec![format!("--gpu-architecture=compute_{}", opts.arch), "--std=c++17".to_string()];
+    let mut options = vec![
+        format!("--gpu-architecture=compute_{}", opts.arch),
+        "--std=c++17".to_string(),
+    ];
     if opts.fast_math {
         options.push("--use_fast_math".into());
     }
     options.extend(opts.extra.iter().cloned());
-    let coptions: Vec<CString> = options.iter().filter_map(|o| CString::new(o.as_str()).ok()).collect();
+    let coptions: Vec<CString> = options
+        .iter()
+        .filter_map(|o| CString::new(o.as_str()).ok())
+        .collect();
     let ptrs: Vec<*const c_char> = coptions.iter().map(|c| c.as_ptr()).collect();
     // SAFETY: the symbols have the signatures of NVRTC's C API (nvrtc.h);
     // every pointer passed lives until the call returns, and the program
     // handle is destroyed on every path after creation.
     unsafe {
         let sym = |name: &[u8]| -> Result<*const ()> {
-            let s: Symbol<*const ()> = lib.get(name).map_err(|e| nv(format!("symbol missing: {e}")))?;
+            let s: Symbol<*const ()> = lib
+                .get(name)
+                .map_err(|e| nv(format!("symbol missing: {e}")))?;
             Ok(*s)
         };
         let create: CreateFn = std::mem::transmute(sym(b"nvrtcCreateProgram\0")?);
@@ -116,7 +138,14 @@ pub fn compile(src: &str, file: &str, opts: &Options) -> Result<String> {
         let get_ptx: GetFn = std::mem::transmute(sym(b"nvrtcGetPTX\0")?);
         let destroy: DestroyFn = std::mem::transmute(sym(b"nvrtcDestroyProgram\0")?);
         let mut prog: *mut std::ffi::c_void = std::ptr::null_mut();
-        let rc = create(&mut prog, csrc.as_ptr(), cname.as_ptr(), 0, std::ptr::null(), std::ptr::null());
+        let rc = create(
+            &mut prog,
+            csrc.as_ptr(),
+            cname.as_ptr(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+        );
         if rc != 0 || prog.is_null() {
             return Err(nv(format!("nvrtcCreateProgram failed with code {rc}")));
         }
@@ -131,7 +160,10 @@ pub fn compile(src: &str, file: &str, opts: &Options) -> Result<String> {
         }
         if rc != 0 {
             destroy(&mut prog);
-            return Err(Error::Nvrtc(format!("CUDA compilation of {file} failed:\n{}", log.trim_end())));
+            return Err(Error::Nvrtc(format!(
+                "CUDA compilation of {file} failed:\n{}",
+                log.trim_end()
+            )));
         }
         let mut n = 0usize;
         let ok = ptx_size(prog, &mut n) == 0 && n > 0;

@@ -3,7 +3,7 @@
 //! WARPFOLD_SKIP_NVRTC=1 to skip where it cannot be installed.
 
 use warpfold::host::{ArgSpec, HostArray, Prepared};
-use warpfold::{nvrtc, Arg, Device};
+use warpfold::{nvrtc, Arg, Backend, Device};
 use warpfold_corpus::{cases, compare, dims, expectation};
 
 fn skip() -> bool {
@@ -17,12 +17,28 @@ fn saxpy_from_cuda_source() {
     }
     let src = include_str!("../../../examples/saxpy/saxpy.cu");
     let dev = Device::new();
-    let (module, ptx) = dev.load_cuda(src, "saxpy.cu", &nvrtc::Options::default()).expect("NVRTC compiles saxpy (pip install nvidia-cuda-nvrtc-cu12)");
+    let (module, ptx) = dev
+        .load_cuda(src, "saxpy.cu", &nvrtc::Options::default())
+        .expect("NVRTC compiles saxpy (pip install nvidia-cuda-nvrtc-cu12)");
     assert!(ptx.contains(".entry saxpy"));
     let x: Vec<f32> = (0..300).map(|i| i as f32).collect();
     let dx = dev.buffer_from(&x).unwrap();
     let dy = dev.buffer_from(&vec![0.5f32; 300]).unwrap();
-    module.kernel("saxpy").unwrap().launch([3, 1, 1], [128, 1, 1], 0, &[Arg::I32(300), Arg::F32(-2.0), Arg::Buffer(&dx), Arg::Buffer(&dy)]).unwrap();
+    module
+        .kernel("saxpy")
+        .unwrap()
+        .launch(
+            [3, 1, 1],
+            [128, 1, 1],
+            0,
+            &[
+                Arg::I32(300),
+                Arg::F32(-2.0),
+                Arg::Buffer(&dx),
+                Arg::Buffer(&dy),
+            ],
+        )
+        .unwrap();
     let y: Vec<f32> = dy.to_vec().unwrap();
     assert!(y.iter().zip(&x).all(|(y, x)| *y == -2.0 * x + 0.5));
 }
@@ -32,9 +48,19 @@ fn compile_errors_are_reported() {
     if skip() {
         return;
     }
-    let err = Device::new().load_cuda("__global__ void k() { undefined_thing(); }", "bad.cu", &nvrtc::Options::default()).err().expect("fails");
+    let err = Device::new()
+        .load_cuda(
+            "__global__ void k() { undefined_thing(); }",
+            "bad.cu",
+            &nvrtc::Options::default(),
+        )
+        .err()
+        .expect("fails");
     let msg = err.to_string();
-    assert!(msg.contains("bad.cu") && msg.contains("undefined_thing"), "{msg}");
+    assert!(
+        msg.contains("bad.cu") && msg.contains("undefined_thing"),
+        "{msg}"
+    );
 }
 
 /// Every corpus kernel compiled fresh from its .cu gives the expected results
@@ -47,10 +73,20 @@ fn corpus_sources_compile_and_match() {
     let mut failures = Vec::new();
     for case in cases() {
         let src = std::fs::read_to_string(case.dir.join("kernel.cu")).unwrap();
-        let arch = case.file.archs.as_ref().and_then(|a| a.last()).and_then(|a| a.parse().ok()).unwrap_or(80);
+        let arch = case
+            .file
+            .archs
+            .as_ref()
+            .and_then(|a| a.last())
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(80);
         for l in &case.file.launches {
-            let dev = Device::new();
-            let opts = nvrtc::Options { arch, ..Default::default() };
+            // The interpreter: the corpus's error cases need its checks.
+            let dev = Device::new().with_backend(Backend::Interp);
+            let opts = nvrtc::Options {
+                arch,
+                ..Default::default()
+            };
             let module = match dev.load_cuda(&src, &format!("{}/kernel.cu", case.name), &opts) {
                 Ok((m, _)) => m,
                 Err(e) => {
@@ -58,9 +94,18 @@ fn corpus_sources_compile_and_match() {
                     break;
                 }
             };
-            let prepared: Vec<Prepared> = l.args.iter().map(|s| ArgSpec::parse(s).unwrap().prepare(&dev, &case.dir).unwrap()).collect();
+            let prepared: Vec<Prepared> = l
+                .args
+                .iter()
+                .map(|s| ArgSpec::parse(s).unwrap().prepare(&dev, &case.dir).unwrap())
+                .collect();
             let args: Vec<_> = prepared.iter().map(|p| p.as_arg()).collect();
-            let r = module.kernel(&l.kernel).unwrap().launch(dims(&l.grid), dims(&l.block), l.shared_bytes, &args);
+            let r = module.kernel(&l.kernel).unwrap().launch(
+                dims(&l.grid),
+                dims(&l.block),
+                l.shared_bytes,
+                &args,
+            );
             if l.expect_error.is_some() {
                 if r.is_ok() {
                     failures.push(format!("{}: expected an error", case.name));
@@ -72,9 +117,21 @@ fn corpus_sources_compile_and_match() {
                 continue;
             }
             for c in &l.checks {
-                if let Prepared::Buffer { buffer, dtype, shape, .. } = &prepared[c.arg] {
-                    let got = HostArray { dtype: *dtype, shape: shape.clone(), bytes: buffer.to_bytes() };
-                    if let Err(e) = expectation(&case, c, false).and_then(|(w, t)| compare(&got, &w, t)) {
+                if let Prepared::Buffer {
+                    buffer,
+                    dtype,
+                    shape,
+                    ..
+                } = &prepared[c.arg]
+                {
+                    let got = HostArray {
+                        dtype: *dtype,
+                        shape: shape.clone(),
+                        bytes: buffer.to_bytes(),
+                    };
+                    if let Err(e) =
+                        expectation(&case, c, false).and_then(|(w, t)| compare(&got, &w, t))
+                    {
                         failures.push(format!("{} arg {}: {e}", case.name, c.arg));
                     }
                 }

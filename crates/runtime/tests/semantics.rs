@@ -5,10 +5,11 @@
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use warpfold::{Arg, Device, Module};
+use warpfold::{Arg, Backend, Device, Module};
 
 fn module(dev: &Device) -> Module {
-    dev.load_ptx_named(include_str!("kernels/semantics.ptx"), "semantics.ptx").expect("loads")
+    dev.load_ptx_named(include_str!("kernels/semantics.ptx"), "semantics.ptx")
+        .expect("loads")
 }
 
 #[test]
@@ -18,89 +19,182 @@ fn printf_and_assert() {
     let m = module(&dev);
     let k = m.kernel("print_and_assert").unwrap();
     let a = dev.buffer_from(&[5i32, 6, 7, 8]).unwrap();
-    k.launch([1, 1, 1], [4, 1, 1], 0, &[Arg::Buffer(&a), Arg::I32(2)]).unwrap();
-    assert_eq!(buf.lock().unwrap().as_str(), "t=0 a=5 half=2.5\nt=1 a=6 half=3.0\n");
+    k.launch([1, 1, 1], [4, 1, 1], 0, &[Arg::Buffer(&a), Arg::I32(2)])
+        .unwrap();
+    assert_eq!(
+        buf.lock().unwrap().as_str(),
+        "t=0 a=5 half=2.5\nt=1 a=6 half=3.0\n"
+    );
 
     let bad = dev.buffer_from(&[1i32, 2, -3, 4]).unwrap();
-    let e = k.launch([1, 1, 1], [4, 1, 1], 0, &[Arg::Buffer(&bad), Arg::I32(0)]).unwrap_err().to_string();
-    assert!(e.contains("assertion `a[t] >= 0` failed") && e.contains("thread (2,0,0)") && e.contains("print_and_assert"), "{e}");
+    let e = k
+        .launch([1, 1, 1], [4, 1, 1], 0, &[Arg::Buffer(&bad), Arg::I32(0)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("assertion `a[t] >= 0` failed")
+            && e.contains("thread (2,0,0)")
+            && e.contains("print_and_assert"),
+        "{e}"
+    );
 }
 
 #[test]
 fn watchdog_stops_a_runaway_kernel() {
-    let dev = Device::new().with_timeout(Some(Duration::from_millis(300)));
-    let m = module(&dev);
-    let flag = dev.buffer_from(&[0i32]).unwrap();
-    let t0 = Instant::now();
-    let e = m.kernel("spin_forever").unwrap().launch([4, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&flag)]).unwrap_err().to_string();
-    assert!(e.contains("time limit") && e.contains("spin_forever"), "{e}");
-    assert!(t0.elapsed() < Duration::from_secs(20));
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new()
+            .with_backend(backend)
+            .with_timeout(Some(Duration::from_millis(300)));
+        let m = module(&dev);
+        let flag = dev.buffer_from(&[0i32]).unwrap();
+        let t0 = Instant::now();
+        let e = m
+            .kernel("spin_forever")
+            .unwrap()
+            .launch([4, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&flag)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("time limit") && e.contains("spin_forever"),
+            "{e}"
+        );
+        assert!(t0.elapsed() < Duration::from_secs(20));
+    }
 }
 
 #[test]
 fn lanes_of_one_warp_can_take_a_lock_in_turn() {
-    let dev = Device::new().with_timeout(Some(Duration::from_secs(60)));
-    let m = module(&dev);
-    let lock = dev.buffer_from(&[0i32]).unwrap();
-    let counter = dev.buffer_from(&[0i32]).unwrap();
-    m.kernel("warp_lock").unwrap().launch([3, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&lock), Arg::Buffer(&counter)]).unwrap();
-    assert_eq!(counter.to_vec::<i32>().unwrap(), vec![3 * 64]);
-    // Losers spinning before the winner's critical section: the scheduler
-    // must let the winner run although it is further along.
-    let counter = dev.buffer_from(&[0i32]).unwrap();
-    m.kernel("warp_spin_lock").unwrap().launch([3, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&lock), Arg::Buffer(&counter)]).unwrap();
-    assert_eq!(counter.to_vec::<i32>().unwrap(), vec![3 * 64]);
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new()
+            .with_backend(backend)
+            .with_timeout(Some(Duration::from_secs(60)));
+        let m = module(&dev);
+        let lock = dev.buffer_from(&[0i32]).unwrap();
+        let counter = dev.buffer_from(&[0i32]).unwrap();
+        m.kernel("warp_lock")
+            .unwrap()
+            .launch(
+                [3, 1, 1],
+                [64, 1, 1],
+                0,
+                &[Arg::Buffer(&lock), Arg::Buffer(&counter)],
+            )
+            .unwrap();
+        assert_eq!(counter.to_vec::<i32>().unwrap(), vec![3 * 64]);
+        // Losers spinning before the winner's critical section: the scheduler
+        // must let the winner run although it is further along.
+        let counter = dev.buffer_from(&[0i32]).unwrap();
+        m.kernel("warp_spin_lock")
+            .unwrap()
+            .launch(
+                [3, 1, 1],
+                [64, 1, 1],
+                0,
+                &[Arg::Buffer(&lock), Arg::Buffer(&counter)],
+            )
+            .unwrap();
+        assert_eq!(counter.to_vec::<i32>().unwrap(), vec![3 * 64]);
+    }
 }
 
 #[test]
 fn a_warp_can_wait_for_another_through_shared_memory() {
-    let dev = Device::new().with_timeout(Some(Duration::from_secs(60)));
-    let m = module(&dev);
-    let out = dev.buffer_zeroed(64 * 4).unwrap();
-    m.kernel("cross_warp_flag").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out)]).unwrap();
-    let v: Vec<i32> = out.to_vec().unwrap();
-    assert!(v[..32].iter().all(|&x| x == 7), "{v:?}");
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new()
+            .with_backend(backend)
+            .with_timeout(Some(Duration::from_secs(60)));
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(64 * 4).unwrap();
+        m.kernel("cross_warp_flag")
+            .unwrap()
+            .launch([1, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        let v: Vec<i32> = out.to_vec().unwrap();
+        assert!(v[..32].iter().all(|&x| x == 7), "{v:?}");
+    }
 }
 
 #[test]
 fn legacy_warp_synchronous_reduction_works_in_lock_step() {
-    let dev = Device::new();
-    let m = module(&dev);
-    let input: Vec<i32> = (1..=64).collect();
-    let a = dev.buffer_from(&input).unwrap();
-    let out = dev.buffer_zeroed(4).unwrap();
-    m.kernel("legacy_warp_reduce").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&a), Arg::Buffer(&out)]).unwrap();
-    assert_eq!(out.to_vec::<i32>().unwrap(), vec![64 * 65 / 2]);
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new().with_backend(backend);
+        let m = module(&dev);
+        let input: Vec<i32> = (1..=64).collect();
+        let a = dev.buffer_from(&input).unwrap();
+        let out = dev.buffer_zeroed(4).unwrap();
+        m.kernel("legacy_warp_reduce")
+            .unwrap()
+            .launch(
+                [1, 1, 1],
+                [64, 1, 1],
+                0,
+                &[Arg::Buffer(&a), Arg::Buffer(&out)],
+            )
+            .unwrap();
+        assert_eq!(out.to_vec::<i32>().unwrap(), vec![64 * 65 / 2]);
+    }
 }
 
 #[test]
 fn barriers_at_different_places_are_reported() {
-    let dev = Device::new();
-    let m = module(&dev);
-    let out = dev.buffer_zeroed(64 * 4).unwrap();
-    let e = m.kernel("split_barrier").unwrap().launch([1, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out)]).unwrap_err().to_string();
-    assert!(e.contains("different barriers") && e.contains("split_barrier"), "{e}");
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new().with_backend(backend);
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(64 * 4).unwrap();
+        let e = m
+            .kernel("split_barrier")
+            .unwrap()
+            .launch([1, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("different barriers") && e.contains("split_barrier"),
+            "{e}"
+        );
+    }
 }
 
 #[test]
 fn a_lane_outside_its_shuffle_mask_is_reported() {
-    let dev = Device::new();
+    // A checking-mode diagnosis: the interpreter.
+    let dev = Device::new().with_backend(Backend::Interp);
     let m = module(&dev);
     let out = dev.buffer_zeroed(32 * 4).unwrap();
-    let e = m.kernel("bad_mask").unwrap().launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)]).unwrap_err().to_string();
+    let e = m
+        .kernel("bad_mask")
+        .unwrap()
+        .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("member mask") && e.contains("lane 1"), "{e}");
 }
 
 #[test]
 fn out_of_bounds_names_block_thread_line_and_address_and_host_stays_intact() {
-    let dev = Device::new().with_threads(1);
+    let dev = Device::new().with_threads(1).with_backend(Backend::Interp);
     let m = module(&dev);
     let input = dev.buffer_from(&vec![1.0f32; 256]).unwrap();
     let out = dev.buffer_zeroed(256 * 4).unwrap();
-    let e = m.kernel("oob_in_last_block").unwrap().launch([4, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&input), Arg::Buffer(&out), Arg::I32(256)]).unwrap_err();
+    let e = m
+        .kernel("oob_in_last_block")
+        .unwrap()
+        .launch(
+            [4, 1, 1],
+            [64, 1, 1],
+            0,
+            &[Arg::Buffer(&input), Arg::Buffer(&out), Arg::I32(256)],
+        )
+        .unwrap_err();
     let msg = e.to_string();
     let want_addr = format!("{:#x}", input.device_ptr() + 256 * 4);
-    assert!(msg.contains("out of bounds global load") && msg.contains("block (3,0,0)") && msg.contains("thread (63,0,0)") && msg.contains(&want_addr) && msg.contains("PTX line"), "{msg}");
+    assert!(
+        msg.contains("out of bounds global load")
+            && msg.contains("block (3,0,0)")
+            && msg.contains("thread (63,0,0)")
+            && msg.contains(&want_addr)
+            && msg.contains("PTX line"),
+        "{msg}"
+    );
     // The input is untouched.
     assert!(input.to_vec::<f32>().unwrap().iter().all(|&x| x == 1.0));
 }

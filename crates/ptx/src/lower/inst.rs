@@ -14,12 +14,25 @@ impl FnLower<'_, '_> {
             None => None,
             Some((name, neg)) => match self.src(&Operand::Reg(name.clone(), i.span), Ty::Pred)? {
                 Value::Reg(r) => Some((r, *neg)),
-                Value::Imm(_) => return Err(self.diag(i.span, "guard must be a predicate register")),
+                Value::Imm(_) => {
+                    return Err(self.diag(i.span, "guard must be a predicate register"))
+                }
             },
         };
-        let full = if i.modifiers.is_empty() { i.opcode.clone() } else { format!("{}.{}", i.opcode, i.modifiers.join(".")) };
-        let m = classify(&i.opcode, &i.modifiers).map_err(|e| self.diag(i.opcode_span, format!("{e} in `{full}`")))?;
-        let cx = Cx { full: &full, ops: &i.operands, span: i.span, opspan: i.opcode_span, guard };
+        let full = if i.modifiers.is_empty() {
+            i.opcode.clone()
+        } else {
+            format!("{}.{}", i.opcode, i.modifiers.join("."))
+        };
+        let m = classify(&i.opcode, &i.modifiers)
+            .map_err(|e| self.diag(i.opcode_span, format!("{e} in `{full}`")))?;
+        let cx = Cx {
+            full: &full,
+            ops: &i.operands,
+            span: i.span,
+            opspan: i.opcode_span,
+            guard,
+        };
         self.dispatch(&i.opcode, m, &cx)
     }
 
@@ -53,7 +66,19 @@ impl FnLower<'_, '_> {
                 let carry_in = opcode.ends_with('c').then(|| self.carry_reg());
                 if m.cc || carry_in.is_some() {
                     let carry_out = m.cc.then(|| self.carry_reg());
-                    self.emit(InstKind::Carry { sub, ty, dst, a, b, carry_in, carry_out }, g, sp);
+                    self.emit(
+                        InstKind::Carry {
+                            sub,
+                            ty,
+                            dst,
+                            a,
+                            b,
+                            carry_in,
+                            carry_out,
+                        },
+                        g,
+                        sp,
+                    );
                 } else {
                     let op = match (sub, m.sat) {
                         (false, false) => IntOp::Add,
@@ -61,7 +86,16 @@ impl FnLower<'_, '_> {
                         (false, true) => IntOp::AddSat,
                         (true, true) => IntOp::SubSat,
                     };
-                    self.emit(InstKind::Int { op, ty, dst, args: vec![a, b] }, g, sp);
+                    self.emit(
+                        InstKind::Int {
+                            op,
+                            ty,
+                            dst,
+                            args: vec![a, b],
+                        },
+                        g,
+                        sp,
+                    );
                 }
             }
             "mul" | "mul24" => {
@@ -78,7 +112,11 @@ impl FnLower<'_, '_> {
                     (_, _, true) => IntOp::MulWide,
                     _ => IntOp::MulLo,
                 };
-                let dty = if op == IntOp::MulWide { ty.widened() } else { ty };
+                let dty = if op == IntOp::MulWide {
+                    ty.widened()
+                } else {
+                    ty
+                };
                 self.int(op, ty, dty, cx, 2)?;
             }
             "mad" | "madc" | "mad24" => {
@@ -96,10 +134,27 @@ impl FnLower<'_, '_> {
                     let c = self.src(&cx.ops[3], ty)?;
                     let t = self.temp(ty);
                     let op = if m.hi { IntOp::MulHi } else { IntOp::MulLo };
-                    self.emit(InstKind::Int { op, ty, dst: t, args: vec![a, b] }, g, sp);
+                    self.emit(
+                        InstKind::Int {
+                            op,
+                            ty,
+                            dst: t,
+                            args: vec![a, b],
+                        },
+                        g,
+                        sp,
+                    );
                     let carry_in = (opcode == "madc").then(|| self.carry_reg());
                     let carry_out = m.cc.then(|| self.carry_reg());
-                    let k = InstKind::Carry { sub: false, ty, dst, a: Value::Reg(t), b: c, carry_in, carry_out };
+                    let k = InstKind::Carry {
+                        sub: false,
+                        ty,
+                        dst,
+                        a: Value::Reg(t),
+                        b: c,
+                        carry_in,
+                        carry_out,
+                    };
                     self.emit(k, g, sp);
                     return Ok(());
                 }
@@ -111,7 +166,11 @@ impl FnLower<'_, '_> {
                     (_, _, true, _) => IntOp::MadWide,
                     _ => IntOp::MadLo,
                 };
-                let dty = if op == IntOp::MadWide { ty.widened() } else { ty };
+                let dty = if op == IntOp::MadWide {
+                    ty.widened()
+                } else {
+                    ty
+                };
                 self.int(op, ty, dty, cx, 3)?;
             }
             "sad" => {
@@ -127,7 +186,11 @@ impl FnLower<'_, '_> {
                     cx.count(self, 3)?;
                     return self.float(FloatOp::Div(kind), ty, &m, cx);
                 }
-                let op = if opcode == "div" { IntOp::Div } else { IntOp::Rem };
+                let op = if opcode == "div" {
+                    IntOp::Div
+                } else {
+                    IntOp::Rem
+                };
                 self.int(op, ty, ty, cx, 2)?;
             }
             "abs" | "neg" => {
@@ -135,22 +198,40 @@ impl FnLower<'_, '_> {
                 let ty = ty!();
                 if ty.is_float() {
                     cx.count(self, 2)?;
-                    let op = if opcode == "abs" { FloatOp::Abs } else { FloatOp::Neg };
+                    let op = if opcode == "abs" {
+                        FloatOp::Abs
+                    } else {
+                        FloatOp::Neg
+                    };
                     return self.float(op, ty, &m, cx);
                 }
-                let op = if opcode == "abs" { IntOp::Abs } else { IntOp::Neg };
+                let op = if opcode == "abs" {
+                    IntOp::Abs
+                } else {
+                    IntOp::Neg
+                };
                 self.int(op, ty, ty, cx, 1)?;
             }
             "min" | "max" => {
-                let _ = m.take_word(&["relu"]).map(|_| ()).map_or(Ok(()), |_| Err(bad(self, "`.relu` is not supported".into())))?;
+                let _ = m.take_word(&["relu"]).map(|_| ()).map_or(Ok(()), |_| {
+                    Err(bad(self, "`.relu` is not supported".into()))
+                })?;
                 nowords!();
                 let ty = ty!();
                 if ty.is_float() {
                     cx.count(self, 3)?;
-                    let op = if opcode == "min" { FloatOp::Min { nan: m.nan } } else { FloatOp::Max { nan: m.nan } };
+                    let op = if opcode == "min" {
+                        FloatOp::Min { nan: m.nan }
+                    } else {
+                        FloatOp::Max { nan: m.nan }
+                    };
                     return self.float(op, ty, &m, cx);
                 }
-                let op = if opcode == "min" { IntOp::Min } else { IntOp::Max };
+                let op = if opcode == "min" {
+                    IntOp::Min
+                } else {
+                    IntOp::Max
+                };
                 self.int(op, ty, ty, cx, 2)?;
             }
             "and" | "or" | "xor" | "not" | "cnot" => {
@@ -168,7 +249,11 @@ impl FnLower<'_, '_> {
                     };
                     let dst = self.dst(&cx.ops[0], ty)?;
                     let a = self.src(&cx.ops[1], ty)?;
-                    let b = if unary { Value::Imm(0) } else { self.src(&cx.ops[2], ty)? };
+                    let b = if unary {
+                        Value::Imm(0)
+                    } else {
+                        self.src(&cx.ops[2], ty)?
+                    };
                     self.emit(InstKind::PredOp { op, dst, a, b }, g, sp);
                     return Ok(());
                 }
@@ -188,8 +273,21 @@ impl FnLower<'_, '_> {
                 let dst = self.dst(&cx.ops[0], ty)?;
                 let a = self.src(&cx.ops[1], ty)?;
                 let b = self.src(&cx.ops[2], Ty::U32)?;
-                let op = if opcode == "shl" { IntOp::Shl } else { IntOp::Shr };
-                self.emit(InstKind::Int { op, ty, dst, args: vec![a, b] }, g, sp);
+                let op = if opcode == "shl" {
+                    IntOp::Shl
+                } else {
+                    IntOp::Shr
+                };
+                self.emit(
+                    InstKind::Int {
+                        op,
+                        ty,
+                        dst,
+                        args: vec![a, b],
+                    },
+                    g,
+                    sp,
+                );
             }
             "popc" | "clz" | "brev" | "bfind" => {
                 let shiftamt = m.take_word(&["shiftamt"]).is_some();
@@ -205,7 +303,16 @@ impl FnLower<'_, '_> {
                 let dty = if opcode == "brev" { ty } else { Ty::U32 };
                 let dst = self.dst(&cx.ops[0], dty)?;
                 let a = self.src(&cx.ops[1], ty)?;
-                self.emit(InstKind::Int { op, ty, dst, args: vec![a] }, g, sp);
+                self.emit(
+                    InstKind::Int {
+                        op,
+                        ty,
+                        dst,
+                        args: vec![a],
+                    },
+                    g,
+                    sp,
+                );
             }
             "bfe" => {
                 nowords!();
@@ -215,7 +322,16 @@ impl FnLower<'_, '_> {
                 let a = self.src(&cx.ops[1], ty)?;
                 let b = self.src(&cx.ops[2], Ty::U32)?;
                 let c = self.src(&cx.ops[3], Ty::U32)?;
-                self.emit(InstKind::Int { op: IntOp::Bfe, ty, dst, args: vec![a, b, c] }, g, sp);
+                self.emit(
+                    InstKind::Int {
+                        op: IntOp::Bfe,
+                        ty,
+                        dst,
+                        args: vec![a, b, c],
+                    },
+                    g,
+                    sp,
+                );
             }
             "bfi" => {
                 nowords!();
@@ -226,10 +342,22 @@ impl FnLower<'_, '_> {
                 let b = self.src(&cx.ops[2], ty)?;
                 let c = self.src(&cx.ops[3], Ty::U32)?;
                 let d = self.src(&cx.ops[4], Ty::U32)?;
-                self.emit(InstKind::Int { op: IntOp::Bfi, ty, dst, args: vec![a, b, c, d] }, g, sp);
+                self.emit(
+                    InstKind::Int {
+                        op: IntOp::Bfi,
+                        ty,
+                        dst,
+                        args: vec![a, b, c, d],
+                    },
+                    g,
+                    sp,
+                );
             }
             "prmt" => {
-                let mode = match m.take_word(&["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"]).as_deref() {
+                let mode = match m
+                    .take_word(&["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"])
+                    .as_deref()
+                {
                     None => PrmtMode::Default,
                     Some("f4e") => PrmtMode::F4e,
                     Some("b4e") => PrmtMode::B4e,
@@ -251,8 +379,19 @@ impl FnLower<'_, '_> {
                 };
                 nowords!();
                 let ty = ty!();
-                let Some(dir) = dir else { return Err(bad(self, "expected `.l` or `.r`".into())) };
-                self.int(IntOp::Shf { left: dir == "l", clamp }, ty, ty, cx, 3)?;
+                let Some(dir) = dir else {
+                    return Err(bad(self, "expected `.l` or `.r`".into()));
+                };
+                self.int(
+                    IntOp::Shf {
+                        left: dir == "l",
+                        clamp,
+                    },
+                    ty,
+                    ty,
+                    cx,
+                    3,
+                )?;
             }
             "lop3" => {
                 nowords!();
@@ -260,13 +399,26 @@ impl FnLower<'_, '_> {
                 cx.count(self, 5)?;
                 let lut = match &cx.ops[4] {
                     Operand::Int(v, _) if (0..=255).contains(v) => *v as u8,
-                    other => return Err(self.diag(other.span(), "lop3 needs an immediate truth table 0..255")),
+                    other => {
+                        return Err(
+                            self.diag(other.span(), "lop3 needs an immediate truth table 0..255")
+                        )
+                    }
                 };
                 let dst = self.dst(&cx.ops[0], ty)?;
                 let a = self.src(&cx.ops[1], ty)?;
                 let b = self.src(&cx.ops[2], ty)?;
                 let c = self.src(&cx.ops[3], ty)?;
-                self.emit(InstKind::Int { op: IntOp::Lop3(lut), ty, dst, args: vec![a, b, c] }, g, sp);
+                self.emit(
+                    InstKind::Int {
+                        op: IntOp::Lop3(lut),
+                        ty,
+                        dst,
+                        args: vec![a, b, c],
+                    },
+                    g,
+                    sp,
+                );
             }
             "dp4a" | "dp2a" => {
                 let hi = match m.take_word(&["hi"]) {
@@ -278,8 +430,20 @@ impl FnLower<'_, '_> {
                     return Err(bad(self, "expected two types".into()));
                 }
                 let (a_signed, b_signed) = (m.types[0].is_signed(), m.types[1].is_signed());
-                let op = if opcode == "dp4a" { IntOp::Dp4a { a_signed, b_signed } } else { IntOp::Dp2a { a_signed, b_signed, hi } };
-                let ty = if a_signed || b_signed { Ty::S32 } else { Ty::U32 };
+                let op = if opcode == "dp4a" {
+                    IntOp::Dp4a { a_signed, b_signed }
+                } else {
+                    IntOp::Dp2a {
+                        a_signed,
+                        b_signed,
+                        hi,
+                    }
+                };
+                let ty = if a_signed || b_signed {
+                    Ty::S32
+                } else {
+                    Ty::U32
+                };
                 self.int(op, ty, ty, cx, 3)?;
             }
             "fma" => {
@@ -296,7 +460,11 @@ impl FnLower<'_, '_> {
                 let ty = ty!();
                 cx.count(self, 2)?;
                 let kind = self.float_kind(&m, ty, cx)?;
-                let op = if opcode == "sqrt" { FloatOp::Sqrt(kind) } else { FloatOp::Rcp(kind) };
+                let op = if opcode == "sqrt" {
+                    FloatOp::Sqrt(kind)
+                } else {
+                    FloatOp::Rcp(kind)
+                };
                 self.float(op, ty, &m, cx)?;
             }
             "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" => {
@@ -323,7 +491,17 @@ impl FnLower<'_, '_> {
                 self.float(FloatOp::Copysign, ty, &m, cx)?;
             }
             "testp" => {
-                let kind = match m.take_word(&["finite", "infinite", "number", "notanumber", "normal", "subnormal"]).as_deref() {
+                let kind = match m
+                    .take_word(&[
+                        "finite",
+                        "infinite",
+                        "number",
+                        "notanumber",
+                        "normal",
+                        "subnormal",
+                    ])
+                    .as_deref()
+                {
                     Some("finite") => TestKind::Finite,
                     Some("infinite") => TestKind::Infinite,
                     Some("number") => TestKind::Number,
@@ -342,23 +520,44 @@ impl FnLower<'_, '_> {
             "setp" => {
                 nowords!();
                 let ty = ty!();
-                let Some(cmp) = m.cmp else { return Err(bad(self, "missing comparison".into())) };
+                let Some(cmp) = m.cmp else {
+                    return Err(bad(self, "missing comparison".into()));
+                };
                 if cx.ops.len() != 3 && cx.ops.len() != 4 {
                     return Err(cx.wrong_count(self, "3 or 4"));
                 }
                 let (dst, dst2) = match &cx.ops[0] {
-                    Operand::Pair(a, b, _) => (self.dst(a, Ty::Pred)?, Some(self.dst(b, Ty::Pred)?)),
+                    Operand::Pair(a, b, _) => {
+                        (self.dst(a, Ty::Pred)?, Some(self.dst(b, Ty::Pred)?))
+                    }
                     other => (self.dst(other, Ty::Pred)?, None),
                 };
                 let a = self.typed_src(&cx.ops[1], ty)?;
                 let b = self.typed_src(&cx.ops[2], ty)?;
                 let combine = self.combine(&m, cx, 3)?;
-                self.emit(InstKind::Setp { cmp, ty, dst, dst2, a, b, combine, ftz: m.ftz }, g, sp);
+                self.emit(
+                    InstKind::Setp {
+                        cmp,
+                        ty,
+                        dst,
+                        dst2,
+                        a,
+                        b,
+                        combine,
+                        ftz: m.ftz,
+                    },
+                    g,
+                    sp,
+                );
             }
             "set" => {
                 nowords!();
-                let Some(cmp) = m.cmp else { return Err(bad(self, "missing comparison".into())) };
-                let [dst_ty, ty] = m.types[..] else { return Err(bad(self, "expected destination and source types".into())) };
+                let Some(cmp) = m.cmp else {
+                    return Err(bad(self, "missing comparison".into()));
+                };
+                let [dst_ty, ty] = m.types[..] else {
+                    return Err(bad(self, "expected destination and source types".into()));
+                };
                 if cx.ops.len() != 3 && cx.ops.len() != 4 {
                     return Err(cx.wrong_count(self, "3 or 4"));
                 }
@@ -366,7 +565,20 @@ impl FnLower<'_, '_> {
                 let a = self.src(&cx.ops[1], ty)?;
                 let b = self.src(&cx.ops[2], ty)?;
                 let combine = self.combine(&m, cx, 3)?;
-                self.emit(InstKind::Set { cmp, ty, dst_ty, dst, a, b, combine, ftz: m.ftz }, g, sp);
+                self.emit(
+                    InstKind::Set {
+                        cmp,
+                        ty,
+                        dst_ty,
+                        dst,
+                        a,
+                        b,
+                        combine,
+                        ftz: m.ftz,
+                    },
+                    g,
+                    sp,
+                );
             }
             "selp" => {
                 nowords!();
@@ -380,13 +592,27 @@ impl FnLower<'_, '_> {
             }
             "slct" => {
                 nowords!();
-                let [ty, cty] = m.types[..] else { return Err(bad(self, "expected two types".into())) };
+                let [ty, cty] = m.types[..] else {
+                    return Err(bad(self, "expected two types".into()));
+                };
                 cx.count(self, 4)?;
                 let dst = self.dst(&cx.ops[0], ty)?;
                 let a = self.src(&cx.ops[1], ty)?;
                 let b = self.src(&cx.ops[2], ty)?;
                 let c = self.src(&cx.ops[3], cty)?;
-                self.emit(InstKind::Slct { ty, cty, dst, a, b, c, ftz: m.ftz }, g, sp);
+                self.emit(
+                    InstKind::Slct {
+                        ty,
+                        cty,
+                        dst,
+                        a,
+                        b,
+                        c,
+                        ftz: m.ftz,
+                    },
+                    g,
+                    sp,
+                );
             }
             "mov" => {
                 nowords!();
@@ -403,16 +629,38 @@ impl FnLower<'_, '_> {
                 if opcode == "st" {
                     let (addr, space) = self.address(&cx.ops[0], space)?;
                     let srcs = self.vector_srcs(&cx.ops[1], ty, n)?;
-                    self.emit(InstKind::St { space, ty, srcs, addr, volatile: m.volatile }, g, sp);
+                    self.emit(
+                        InstKind::St {
+                            space,
+                            ty,
+                            srcs,
+                            addr,
+                            volatile: m.volatile,
+                        },
+                        g,
+                        sp,
+                    );
                 } else {
                     let (addr, space) = self.address(&cx.ops[1], space)?;
                     let dsts = self.vector_dsts(&cx.ops[0], ty, n)?;
-                    self.emit(InstKind::Ld { space, ty, dsts, addr, volatile: m.volatile }, g, sp);
+                    self.emit(
+                        InstKind::Ld {
+                            space,
+                            ty,
+                            dsts,
+                            addr,
+                            volatile: m.volatile,
+                        },
+                        g,
+                        sp,
+                    );
                 }
             }
             "cvt" => {
                 nowords!();
-                let [dst_ty, src_ty] = m.types[..] else { return Err(bad(self, "expected destination and source types".into())) };
+                let [dst_ty, src_ty] = m.types[..] else {
+                    return Err(bad(self, "expected destination and source types".into()));
+                };
                 let round = match (m.round, m.round_int, m.rna) {
                     (Some(r), None, false) => Some(CvtRound::Float(r)),
                     (None, Some(r), false) => Some(CvtRound::Int(r)),
@@ -423,39 +671,87 @@ impl FnLower<'_, '_> {
                 if matches!(dst_ty, Ty::F16x2 | Ty::BF16x2) {
                     // cvt.rn.f16x2.f32 d, a, b: a to the upper half, b to the lower.
                     cx.count(self, 3)?;
-                    let half = if dst_ty == Ty::F16x2 { Ty::F16 } else { Ty::BF16 };
+                    let half = if dst_ty == Ty::F16x2 {
+                        Ty::F16
+                    } else {
+                        Ty::BF16
+                    };
                     let dst = self.dst(&cx.ops[0], dst_ty)?;
                     let a = self.src(&cx.ops[1], src_ty)?;
                     let b = self.src(&cx.ops[2], src_ty)?;
                     let (ta, tb) = (self.temp(half), self.temp(half));
                     for (t, v) in [(ta, a), (tb, b)] {
-                        let k = InstKind::Cvt { dst_ty: half, src_ty, dst: t, src: v, round, ftz: m.ftz, sat: m.sat };
+                        let k = InstKind::Cvt {
+                            dst_ty: half,
+                            src_ty,
+                            dst: t,
+                            src: v,
+                            round,
+                            ftz: m.ftz,
+                            sat: m.sat,
+                        };
                         self.emit(k, g, sp);
                     }
-                    let k = InstKind::Pack { ty: Ty::B32, dst, parts: vec![Value::Reg(tb), Value::Reg(ta)], part_bits: 16 };
+                    let k = InstKind::Pack {
+                        ty: Ty::B32,
+                        dst,
+                        parts: vec![Value::Reg(tb), Value::Reg(ta)],
+                        part_bits: 16,
+                    };
                     self.emit(k, g, sp);
                     return Ok(());
                 }
                 cx.count(self, 2)?;
-                if src_ty.is_float() && dst_ty.is_int() && round.is_some() && !matches!(round, Some(CvtRound::Int(_))) {
+                if src_ty.is_float()
+                    && dst_ty.is_int()
+                    && round.is_some()
+                    && !matches!(round, Some(CvtRound::Int(_)))
+                {
                     return Err(bad(self, "float-to-integer conversion needs an integer rounding (`.rni .rzi .rmi .rpi`)".into()));
                 }
                 let dst = self.dst(&cx.ops[0], dst_ty)?;
                 let src = self.src(&cx.ops[1], src_ty)?;
-                self.emit(InstKind::Cvt { dst_ty, src_ty, dst, src, round, ftz: m.ftz, sat: m.sat }, g, sp);
+                self.emit(
+                    InstKind::Cvt {
+                        dst_ty,
+                        src_ty,
+                        dst,
+                        src,
+                        round,
+                        ftz: m.ftz,
+                        sat: m.sat,
+                    },
+                    g,
+                    sp,
+                );
             }
             "cvta" => {
                 nowords!();
                 let ty = ty!();
                 cx.count(self, 2)?;
-                let Some(space) = m.space else { return Err(bad(self, "missing state space".into())) };
+                let Some(space) = m.space else {
+                    return Err(bad(self, "missing state space".into()));
+                };
                 let dst = self.dst(&cx.ops[0], ty)?;
                 let src = self.src(&cx.ops[1], ty)?;
-                self.emit(InstKind::Cvta { to_generic: !m.to, space, dst, src, bits: ty.bits() }, g, sp);
+                self.emit(
+                    InstKind::Cvta {
+                        to_generic: !m.to,
+                        space,
+                        dst,
+                        src,
+                        bits: ty.bits(),
+                    },
+                    g,
+                    sp,
+                );
             }
             "bra" | "brx" => {
                 if opcode == "brx" {
-                    return Err(bad(self, "indirect branches (`brx.idx`) are not supported".into()));
+                    return Err(bad(
+                        self,
+                        "indirect branches (`brx.idx`) are not supported".into(),
+                    ));
                 }
                 nowords!();
                 cx.count(self, 1)?;
@@ -463,7 +759,11 @@ impl FnLower<'_, '_> {
             }
             "ret" => {
                 nowords!();
-                let t = if self.f.is_kernel { Terminator::Exit } else { Terminator::Return };
+                let t = if self.f.is_kernel {
+                    Terminator::Exit
+                } else {
+                    Terminator::Return
+                };
                 self.leave(t, g);
             }
             "exit" => {
@@ -485,7 +785,12 @@ impl FnLower<'_, '_> {
                     Some("down") => ShflMode::Down,
                     Some("bfly") => ShflMode::Bfly,
                     Some("idx") => ShflMode::Idx,
-                    _ => return Err(bad(self, "expected a shuffle mode (`.up .down .bfly .idx`)".into())),
+                    _ => {
+                        return Err(bad(
+                            self,
+                            "expected a shuffle mode (`.up .down .bfly .idx`)".into(),
+                        ))
+                    }
                 };
                 nowords!();
                 let ty = ty!();
@@ -498,8 +803,24 @@ impl FnLower<'_, '_> {
                 let a = self.src(&cx.ops[1], ty)?;
                 let b = self.src(&cx.ops[2], Ty::U32)?;
                 let c = self.src(&cx.ops[3], Ty::U32)?;
-                let mask = if sync { self.src(&cx.ops[4], Ty::U32)? } else { Value::Imm(0xffff_ffff) };
-                self.emit(InstKind::Shfl { mode, dst, pred_dst, a, b, c, mask }, g, sp);
+                let mask = if sync {
+                    self.src(&cx.ops[4], Ty::U32)?
+                } else {
+                    Value::Imm(0xffff_ffff)
+                };
+                self.emit(
+                    InstKind::Shfl {
+                        mode,
+                        dst,
+                        pred_dst,
+                        a,
+                        b,
+                        c,
+                        mask,
+                    },
+                    g,
+                    sp,
+                );
             }
             "vote" => {
                 let mode = match m.take_word(&["all", "any", "uni", "ballot"]).as_deref() {
@@ -515,8 +836,22 @@ impl FnLower<'_, '_> {
                 cx.count(self, if sync { 3 } else { 2 })?;
                 let dst = self.dst(&cx.ops[0], ty)?;
                 let (a, negate) = self.pred_src(&cx.ops[1])?;
-                let mask = if sync { self.src(&cx.ops[2], Ty::U32)? } else { Value::Imm(0xffff_ffff) };
-                self.emit(InstKind::Vote { mode, dst, a, negate, mask }, g, sp);
+                let mask = if sync {
+                    self.src(&cx.ops[2], Ty::U32)?
+                } else {
+                    Value::Imm(0xffff_ffff)
+                };
+                self.emit(
+                    InstKind::Vote {
+                        mode,
+                        dst,
+                        a,
+                        negate,
+                        mask,
+                    },
+                    g,
+                    sp,
+                );
             }
             "activemask" => {
                 nowords!();
@@ -539,10 +874,24 @@ impl FnLower<'_, '_> {
                 };
                 let a = self.src(&cx.ops[1], ty)?;
                 let mask = self.src(&cx.ops[2], Ty::U32)?;
-                self.emit(InstKind::Match { all, ty, dst, pred_dst, a, mask }, g, sp);
+                self.emit(
+                    InstKind::Match {
+                        all,
+                        ty,
+                        dst,
+                        pred_dst,
+                        a,
+                        mask,
+                    },
+                    g,
+                    sp,
+                );
             }
             "redux" => {
-                let op = match m.take_word(&["add", "min", "max", "and", "or", "xor"]).as_deref() {
+                let op = match m
+                    .take_word(&["add", "min", "max", "and", "or", "xor"])
+                    .as_deref()
+                {
                     Some("add") => ReduxOp::Add,
                     Some("min") => ReduxOp::Min,
                     Some("max") => ReduxOp::Max,
@@ -560,12 +909,24 @@ impl FnLower<'_, '_> {
                 let dst = self.dst(&cx.ops[0], ty)?;
                 let a = self.src(&cx.ops[1], ty)?;
                 let mask = self.src(&cx.ops[2], Ty::U32)?;
-                self.emit(InstKind::Redux { op, ty, dst, a, mask }, g, sp);
+                self.emit(
+                    InstKind::Redux {
+                        op,
+                        ty,
+                        dst,
+                        a,
+                        mask,
+                    },
+                    g,
+                    sp,
+                );
             }
             "isspacep" => {
                 nowords!();
                 cx.count(self, 2)?;
-                let Some(space) = m.space else { return Err(bad(self, "missing state space".into())) };
+                let Some(space) = m.space else {
+                    return Err(bad(self, "missing state space".into()));
+                };
                 let dst = self.dst(&cx.ops[0], Ty::Pred)?;
                 let src = self.src(&cx.ops[1], Ty::U64)?;
                 self.emit(InstKind::IsSpace { space, dst, src }, g, sp);
@@ -575,7 +936,9 @@ impl FnLower<'_, '_> {
                 self.emit(InstKind::Nop, g, sp)
             }
             _ => {
-                return Err(self.diag(cx.opspan, format!("unsupported instruction `{}`", cx.full)).expected("an instruction warpfold implements"))
+                return Err(self
+                    .diag(cx.opspan, format!("unsupported instruction `{}`", cx.full))
+                    .expected("an instruction warpfold implements"))
             }
         }
         Ok(())
@@ -589,7 +952,11 @@ impl FnLower<'_, '_> {
         let mut args = Vec::with_capacity(n);
         for (k, o) in cx.ops[1..].iter().enumerate() {
             // The addend of a wide mad is itself wide.
-            let t = if matches!(op, IntOp::MadWide) && k == 2 { ty.widened() } else { ty };
+            let t = if matches!(op, IntOp::MadWide) && k == 2 {
+                ty.widened()
+            } else {
+                ty
+            };
             args.push(self.typed_src(o, t)?);
         }
         self.emit(InstKind::Int { op, ty, dst, args }, cx.guard, cx.span);
@@ -605,7 +972,19 @@ impl FnLower<'_, '_> {
             args.push(self.typed_src(o, ty)?);
         }
         let round = m.round.unwrap_or(Round::Nearest);
-        self.emit(InstKind::Float { op, ty, dst, args, round, ftz: m.ftz, sat: m.sat }, cx.guard, cx.span);
+        self.emit(
+            InstKind::Float {
+                op,
+                ty,
+                dst,
+                args,
+                round,
+                ftz: m.ftz,
+                sat: m.sat,
+            },
+            cx.guard,
+            cx.span,
+        );
         Ok(())
     }
 
@@ -615,7 +994,15 @@ impl FnLower<'_, '_> {
             (false, true, None) => FloatKind::Full,
             (false, false, Some(r)) => FloatKind::Rounded(r),
             (false, false, None) if ty == Ty::F32 => FloatKind::Rounded(Round::Nearest),
-            _ => return Err(self.diag(cx.opspan, format!("expected one of `.approx .full .rn .rz .rm .rp` in `{}`", cx.full))),
+            _ => {
+                return Err(self.diag(
+                    cx.opspan,
+                    format!(
+                        "expected one of `.approx .full .rn .rz .rm .rp` in `{}`",
+                        cx.full
+                    ),
+                ))
+            }
         })
     }
 
@@ -627,7 +1014,9 @@ impl FnLower<'_, '_> {
                 Ok(Some((op, v, neg)))
             }
             (Some(_), None) => Err(self.diag(cx.span, "missing the predicate to combine with")),
-            (None, Some(c)) => Err(self.diag(c.span(), "a fourth operand needs `.and`, `.or` or `.xor`")),
+            (None, Some(c)) => {
+                Err(self.diag(c.span(), "a fourth operand needs `.and`, `.or` or `.xor`"))
+            }
         }
     }
 
@@ -648,7 +1037,16 @@ impl FnLower<'_, '_> {
                     });
                 }
                 let src = self.src(src, ty)?;
-                self.emit(InstKind::Unpack { ty, dsts, src, part_bits }, g, sp);
+                self.emit(
+                    InstKind::Unpack {
+                        ty,
+                        dsts,
+                        src,
+                        part_bits,
+                    },
+                    g,
+                    sp,
+                );
             }
             (dst, Operand::Vector(parts, vspan)) => {
                 let part_bits = ty.bits() / parts.len().max(1) as u32;
@@ -661,7 +1059,16 @@ impl FnLower<'_, '_> {
                     vals.push(self.src(p, pty)?);
                 }
                 let dst = self.dst(dst, ty)?;
-                self.emit(InstKind::Pack { ty, dst, parts: vals, part_bits }, g, sp);
+                self.emit(
+                    InstKind::Pack {
+                        ty,
+                        dst,
+                        parts: vals,
+                        part_bits,
+                    },
+                    g,
+                    sp,
+                );
             }
             (dst, src) => {
                 let dst = self.dst(dst, ty)?;
@@ -696,7 +1103,9 @@ impl FnLower<'_, '_> {
                 Ok(out)
             }
             (other, 1) => Ok(vec![Some(self.dst(other, ty)?)]),
-            (other, n) => Err(self.diag(other.span(), format!("expected a vector of {n} registers"))),
+            (other, n) => {
+                Err(self.diag(other.span(), format!("expected a vector of {n} registers")))
+            }
         }
     }
 
@@ -723,7 +1132,10 @@ impl FnLower<'_, '_> {
             Operand::Reg(name, span) | Operand::Symbol(name, span) => match self.lookup(name) {
                 Some(super::Binding::Reg(r)) => Ok(CallArg::Reg(r)),
                 Some(super::Binding::Local(l)) => Ok(CallArg::Local(l)),
-                Some(_) => Err(self.diag(*span, format!("`{name}` cannot be a call argument; declare a `.param` variable"))),
+                Some(_) => Err(self.diag(
+                    *span,
+                    format!("`{name}` cannot be a call argument; declare a `.param` variable"),
+                )),
                 None => Err(self.diag(*span, format!("unknown name `{name}`"))),
             },
             Operand::Sink(span) => Err(self.diag(*span, "`_` as a call argument is not supported")),
@@ -739,7 +1151,9 @@ impl FnLower<'_, '_> {
             _ => (&[][..], ops),
         };
         let Some(target) = rest.first() else {
-            return Err(self.diag(cx.span, "call needs a function").expected("a function name"));
+            return Err(self
+                .diag(cx.span, "call needs a function")
+                .expected("a function name"));
         };
         let args: &[Operand] = match rest.get(1) {
             Some(Operand::List(a, _)) => a,
@@ -748,7 +1162,9 @@ impl FnLower<'_, '_> {
         };
         let indirect = match target {
             Operand::Reg(..) => true,
-            Operand::Symbol(n, _) => self.lookup(n).is_some_and(|b| matches!(b, super::Binding::Reg(_))),
+            Operand::Symbol(n, _) => self
+                .lookup(n)
+                .is_some_and(|b| matches!(b, super::Binding::Reg(_))),
             _ => false,
         };
         if indirect {
@@ -762,7 +1178,15 @@ impl FnLower<'_, '_> {
             for o in rets {
                 r.push(self.call_arg(o)?);
             }
-            self.emit(InstKind::CallIndirect { target, args: a, rets: r }, cx.guard, cx.span);
+            self.emit(
+                InstKind::CallIndirect {
+                    target,
+                    args: a,
+                    rets: r,
+                },
+                cx.guard,
+                cx.span,
+            );
             return Ok(());
         }
         let (name, fspan) = match target {
@@ -776,7 +1200,10 @@ impl FnLower<'_, '_> {
             if let Some(which) = Builtin::from_name(&name) {
                 let (na, nr) = which.arity();
                 if args.len() != na || rets.len() > nr {
-                    return Err(self.diag(fspan, format!("`{name}` takes {na} arguments and returns {nr} value(s)")));
+                    return Err(self.diag(
+                        fspan,
+                        format!("`{name}` takes {na} arguments and returns {nr} value(s)"),
+                    ));
                 }
                 let mut a = Vec::new();
                 for o in args {
@@ -786,7 +1213,15 @@ impl FnLower<'_, '_> {
                 for o in rets {
                     r.push(self.call_arg(o)?);
                 }
-                self.emit(InstKind::Builtin { which, args: a, rets: r }, cx.guard, cx.span);
+                self.emit(
+                    InstKind::Builtin {
+                        which,
+                        args: a,
+                        rets: r,
+                    },
+                    cx.guard,
+                    cx.span,
+                );
                 return Ok(());
             }
         }
@@ -806,11 +1241,22 @@ impl FnLower<'_, '_> {
         for o in rets {
             let arg = self.call_arg(o)?;
             if let CallArg::Imm(_) = arg {
-                return Err(self.diag(o.span(), "a return value needs a register or `.param` variable"));
+                return Err(self.diag(
+                    o.span(),
+                    "a return value needs a register or `.param` variable",
+                ));
             }
             r.push(arg);
         }
-        self.emit(InstKind::Call { func, args: a, rets: r }, cx.guard, cx.span);
+        self.emit(
+            InstKind::Call {
+                func,
+                args: a,
+                rets: r,
+            },
+            cx.guard,
+            cx.span,
+        );
         Ok(())
     }
 
@@ -841,12 +1287,27 @@ impl FnLower<'_, '_> {
             }
             let dst = self.dst(&cx.ops[0], ty)?;
             let id = self.src(&cx.ops[1], Ty::U32)?;
-            let count = if cx.ops.len() == 4 { Some(self.src(&cx.ops[2], Ty::U32)?) } else { None };
+            let count = if cx.ops.len() == 4 {
+                Some(self.src(&cx.ops[2], Ty::U32)?)
+            } else {
+                None
+            };
             let (p, neg) = self.pred_src(&cx.ops[cx.ops.len() - 1])?;
-            self.emit(InstKind::Bar { kind: BarKind::Red(op), id, count, dst: Some(dst), pred: Some((p, neg)) }, g, sp);
+            self.emit(
+                InstKind::Bar {
+                    kind: BarKind::Red(op),
+                    id,
+                    count,
+                    dst: Some(dst),
+                    pred: Some((p, neg)),
+                },
+                g,
+                sp,
+            );
             return Ok(());
         }
-        m.no_words().map_err(|e| self.diag(cx.opspan, format!("{e} in `{}`", cx.full)))?;
+        m.no_words()
+            .map_err(|e| self.diag(cx.opspan, format!("{e} in `{}`", cx.full)))?;
         if cx.ops.is_empty() || cx.ops.len() > 2 {
             return Err(cx.wrong_count(self, "1 or 2"));
         }
@@ -855,13 +1316,32 @@ impl FnLower<'_, '_> {
             Some(o) => Some(self.src(o, Ty::U32)?),
             None => None,
         };
-        let kind = if is_arrive { BarKind::Arrive } else { BarKind::Sync };
-        self.emit(InstKind::Bar { kind, id, count, dst: None, pred: None }, g, sp);
+        let kind = if is_arrive {
+            BarKind::Arrive
+        } else {
+            BarKind::Sync
+        };
+        self.emit(
+            InstKind::Bar {
+                kind,
+                id,
+                count,
+                dst: None,
+                pred: None,
+            },
+            g,
+            sp,
+        );
         Ok(())
     }
 
     fn atom(&mut self, red: bool, mut m: Mods, cx: &Cx) -> R<()> {
-        let op = match m.take_word(&["add", "inc", "dec", "min", "max", "and", "or", "xor", "exch", "cas"]).as_deref() {
+        let op = match m
+            .take_word(&[
+                "add", "inc", "dec", "min", "max", "and", "or", "xor", "exch", "cas",
+            ])
+            .as_deref()
+        {
             Some("add") => AtomOp::Add,
             Some("inc") => AtomOp::Inc,
             Some("dec") => AtomOp::Dec,
@@ -872,26 +1352,55 @@ impl FnLower<'_, '_> {
             Some("xor") => AtomOp::Xor,
             Some("exch") => AtomOp::Exch,
             Some("cas") => AtomOp::Cas,
-            _ => return Err(self.diag(cx.opspan, format!("expected an atomic operation in `{}`", cx.full))),
+            _ => {
+                return Err(self.diag(
+                    cx.opspan,
+                    format!("expected an atomic operation in `{}`", cx.full),
+                ))
+            }
         };
-        m.no_words().map_err(|e| self.diag(cx.opspan, format!("{e} in `{}`", cx.full)))?;
+        m.no_words()
+            .map_err(|e| self.diag(cx.opspan, format!("{e} in `{}`", cx.full)))?;
         let ty = m.one_type().map_err(|e| self.diag(cx.opspan, e))?;
         if m.vec.is_some() {
             return Err(self.diag(cx.opspan, "vector atomics are not supported"));
         }
         let space = m.space.unwrap_or(Space::Generic);
         if !matches!(space, Space::Generic | Space::Global | Space::Shared) {
-            return Err(self.diag(cx.opspan, "atomics work on global, shared or generic addresses"));
+            return Err(self.diag(
+                cx.opspan,
+                "atomics work on global, shared or generic addresses",
+            ));
         }
         let ok_ty = match op {
-            AtomOp::Add => matches!(ty, Ty::U32 | Ty::S32 | Ty::U64 | Ty::S64 | Ty::F32 | Ty::F64),
+            AtomOp::Add => matches!(
+                ty,
+                Ty::U32 | Ty::S32 | Ty::U64 | Ty::S64 | Ty::F32 | Ty::F64
+            ),
             AtomOp::Inc | AtomOp::Dec => matches!(ty, Ty::U32),
             AtomOp::Min | AtomOp::Max => matches!(ty, Ty::U32 | Ty::S32 | Ty::U64 | Ty::S64),
-            AtomOp::And | AtomOp::Or | AtomOp::Xor => matches!(ty, Ty::B32 | Ty::B64 | Ty::U32 | Ty::S32 | Ty::U64 | Ty::S64),
-            AtomOp::Exch | AtomOp::Cas => matches!(ty, Ty::B16 | Ty::B32 | Ty::B64 | Ty::U32 | Ty::S32 | Ty::U64 | Ty::S64 | Ty::F32 | Ty::F64),
+            AtomOp::And | AtomOp::Or | AtomOp::Xor => matches!(
+                ty,
+                Ty::B32 | Ty::B64 | Ty::U32 | Ty::S32 | Ty::U64 | Ty::S64
+            ),
+            AtomOp::Exch | AtomOp::Cas => matches!(
+                ty,
+                Ty::B16
+                    | Ty::B32
+                    | Ty::B64
+                    | Ty::U32
+                    | Ty::S32
+                    | Ty::U64
+                    | Ty::S64
+                    | Ty::F32
+                    | Ty::F64
+            ),
         };
         if !ok_ty {
-            return Err(self.diag(cx.opspan, format!("`{}` is not supported for this type", cx.full)));
+            return Err(self.diag(
+                cx.opspan,
+                format!("`{}` is not supported for this type", cx.full),
+            ));
         }
         let cas = op == AtomOp::Cas;
         let (dst, rest) = if red {
@@ -903,8 +1412,24 @@ impl FnLower<'_, '_> {
         };
         let (addr, space) = self.address(&rest[0], space)?;
         let a = self.src(&rest[1], ty)?;
-        let b = if cas { Some(self.src(&rest[2], ty)?) } else { None };
-        self.emit(InstKind::Atom { space, op, ty, dst, addr, a, b }, cx.guard, cx.span);
+        let b = if cas {
+            Some(self.src(&rest[2], ty)?)
+        } else {
+            None
+        };
+        self.emit(
+            InstKind::Atom {
+                space,
+                op,
+                ty,
+                dst,
+                addr,
+                a,
+                b,
+            },
+            cx.guard,
+            cx.span,
+        );
         Ok(())
     }
 }
@@ -928,6 +1453,13 @@ impl Cx<'_> {
     }
 
     fn wrong_count(&self, fl: &FnLower, n: &str) -> Diagnostic {
-        fl.diag(self.span, format!("`{}` takes {n} operands, found {}", self.full, self.ops.len()))
+        fl.diag(
+            self.span,
+            format!(
+                "`{}` takes {n} operands, found {}",
+                self.full,
+                self.ops.len()
+            ),
+        )
     }
 }

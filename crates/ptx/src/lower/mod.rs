@@ -53,9 +53,17 @@ pub fn lower(src: &str, module: &ast::Module) -> Result<ir::Module, Diagnostics>
             match &f.body {
                 Some(body) => {
                     if ml.funcs.contains_key(&f.name) {
-                        return Err(ml.diag(f.name_span, format!("function `{}` is defined twice", f.name)).into());
+                        return Err(ml
+                            .diag(
+                                f.name_span,
+                                format!("function `{}` is defined twice", f.name),
+                            )
+                            .into());
                     }
-                    let id = ml.m.functions.push(ir::Function::new(f.name.clone(), f.kind == ast::FunctionKind::Entry));
+                    let id = ml.m.functions.push(ir::Function::new(
+                        f.name.clone(),
+                        f.kind == ast::FunctionKind::Entry,
+                    ));
                     ml.funcs.insert(f.name.clone(), id);
                     if f.kind == ast::FunctionKind::Entry {
                         ml.kernels.insert(id);
@@ -75,7 +83,8 @@ pub fn lower(src: &str, module: &ast::Module) -> Result<ir::Module, Diagnostics>
     }
     for (id, f, _) in &bodies {
         let lowered = ml.signature(f)?;
-        ml.arity.insert(*id, (lowered.params.len(), lowered.returns.len()));
+        ml.arity
+            .insert(*id, (lowered.params.len(), lowered.returns.len()));
         ml.m.functions[*id] = lowered;
     }
     for (id, f, body) in bodies {
@@ -133,12 +142,23 @@ impl<'a> ModuleLower<'a> {
                     Some(Initializer::List(items)) => items.len() as u64,
                     _ => 0,
                 },
-                None => return Err(self.diag(v.span, "only the first array dimension may be left empty")),
+                None => {
+                    return Err(
+                        self.diag(v.span, "only the first array dimension may be left empty")
+                    )
+                }
             };
-            count = count.checked_mul(n).ok_or_else(|| self.diag(v.span, "array too large"))?;
+            count = count
+                .checked_mul(n)
+                .ok_or_else(|| self.diag(v.span, "array too large"))?;
         }
         let size = count.checked_mul(elem).filter(|s| *s <= MAX_VAR_BYTES);
-        let size = size.ok_or_else(|| self.diag(v.span, format!("variable `{}` is too large (limit 1 GiB)", v.name)))?;
+        let size = size.ok_or_else(|| {
+            self.diag(
+                v.span,
+                format!("variable `{}` is too large (limit 1 GiB)", v.name),
+            )
+        })?;
         let align = v.align.unwrap_or(elem.clamp(1, 16) as u32);
         if !align.is_power_of_two() {
             return Err(self.diag(v.span, format!("alignment {align} is not a power of two")));
@@ -148,21 +168,35 @@ impl<'a> ModuleLower<'a> {
 
     /// Declare a module variable (or a function-scope shared/global/const one,
     /// hoisted with its function's name as prefix).
-    fn declare_global(&mut self, v: &ast::VarDecl, owner: Option<&str>) -> Result<GlobalId, Diagnostic> {
+    fn declare_global(
+        &mut self,
+        v: &ast::VarDecl,
+        owner: Option<&str>,
+    ) -> Result<GlobalId, Diagnostic> {
         let space = match v.space {
             StateSpace::Global => Space::Global,
             StateSpace::Shared => Space::Shared,
             StateSpace::Const => Space::Const,
-            StateSpace::Tex => return Err(self.diag(v.span, "texture references are not supported")),
+            StateSpace::Tex => {
+                return Err(self.diag(v.span, "texture references are not supported"))
+            }
             other => {
-                return Err(self.diag(v.span, format!("a module-scope variable cannot be in the {other:?} space")))
+                return Err(self.diag(
+                    v.span,
+                    format!("a module-scope variable cannot be in the {other:?} space"),
+                ))
             }
         };
         if v.ty == ast::Type::Opaque {
-            return Err(self.diag(v.span, "texture, sampler and surface references are not supported"));
+            return Err(self.diag(
+                v.span,
+                "texture, sampler and surface references are not supported",
+            ));
         }
         let (size, align) = self.var_size(v)?;
-        let dynamic = space == Space::Shared && v.linkage == ast::Linkage::Extern && v.dims.first() == Some(&None);
+        let dynamic = space == Space::Shared
+            && v.linkage == ast::Linkage::Extern
+            && v.dims.first() == Some(&None);
         let offset = match space {
             Space::Shared if dynamic => 0,
             Space::Shared => {
@@ -217,7 +251,14 @@ impl<'a> ModuleLower<'a> {
         let elem = v.ty.size() as usize;
         let size = self.m.globals[id].size as usize;
         if flat.len().saturating_mul(elem) > size {
-            return Err(self.diag(v.span, format!("initialiser has {} elements, more than `{}` holds", flat.len(), v.name)));
+            return Err(self.diag(
+                v.span,
+                format!(
+                    "initialiser has {} elements, more than `{}` holds",
+                    flat.len(),
+                    v.name
+                ),
+            ));
         }
         let mut bytes = vec![0u8; size];
         let mut relocs = Vec::new();
@@ -231,18 +272,31 @@ impl<'a> ModuleLower<'a> {
                     Ty::F64 => x.to_bits(),
                     _ => *x as i64 as u64,
                 },
-                Initializer::Symbol { name, offset, generic } => {
+                Initializer::Symbol {
+                    name,
+                    offset,
+                    generic,
+                } => {
                     let target = match (self.globals.get(name), self.funcs.get(name)) {
                         (Some(g), _) => ir::RelocTarget::Global(*g),
                         (None, Some(f)) => ir::RelocTarget::Function(*f),
                         (None, None) => {
-                            return Err(self.diag(v.span, format!("initialiser names unknown variable or function `{name}`")))
+                            return Err(self.diag(
+                                v.span,
+                                format!("initialiser names unknown variable or function `{name}`"),
+                            ))
                         }
                     };
                     if elem < 4 {
                         return Err(self.diag(v.span, "an address does not fit this element type"));
                     }
-                    relocs.push(ir::Reloc { at: at as u64, target, addend: *offset, generic: *generic, bytes: elem as u32 });
+                    relocs.push(ir::Reloc {
+                        at: at as u64,
+                        target,
+                        addend: *offset,
+                        generic: *generic,
+                        bytes: elem as u32,
+                    });
                     0
                 }
                 Initializer::List(_) => 0,
@@ -280,9 +334,14 @@ impl<'a> ModuleLower<'a> {
             for p in list {
                 let ty = match (p.ty, p.array) {
                     (ast::Type::Opaque, _) => {
-                        return Err(self.diag(p.span, "texture/sampler/surface parameters are not supported"))
+                        return Err(self.diag(
+                            p.span,
+                            "texture/sampler/surface parameters are not supported",
+                        ))
                     }
-                    (t, _) => ir_ty(t).ok_or_else(|| self.diag(p.span, format!("parameter type {:?} is not supported", t)))?,
+                    (t, _) => ir_ty(t).ok_or_else(|| {
+                        self.diag(p.span, format!("parameter type {:?} is not supported", t))
+                    })?,
                 };
                 let elem = u64::from(p.ty.size()) * u64::from(p.vector.unwrap_or(1));
                 let size = elem
@@ -301,7 +360,10 @@ impl<'a> ModuleLower<'a> {
                     offset = param_off + size;
                     ir::ParamBinding::KernelBuffer
                 } else if p.space == StateSpace::Reg {
-                    let r = func.regs.push(ir::RegInfo { name: p.name.clone(), ty });
+                    let r = func.regs.push(ir::RegInfo {
+                        name: p.name.clone(),
+                        ty,
+                    });
                     ir::ParamBinding::Reg(r)
                 } else {
                     ir::ParamBinding::Local(func.add_local(p.name.clone(), size, align as u32))
@@ -331,7 +393,11 @@ impl<'a> ModuleLower<'a> {
     }
 }
 
-fn flatten<'i>(init: &'i Initializer, out: &mut Vec<&'i Initializer>, depth: u32) -> Result<(), String> {
+fn flatten<'i>(
+    init: &'i Initializer,
+    out: &mut Vec<&'i Initializer>,
+    depth: u32,
+) -> Result<(), String> {
     if depth > 64 {
         return Err("initialiser nested too deeply".into());
     }
@@ -414,13 +480,26 @@ impl<'m, 'a> FnLower<'m, 'a> {
             };
             top.names.insert(p.name.clone(), b);
         }
-        let mut fl = FnLower { ml, f, scopes: vec![top], labels: HashMap::new(), fixups: Vec::new(), cur: entry, carry: None, temps: 0 };
+        let mut fl = FnLower {
+            ml,
+            f,
+            scopes: vec![top],
+            labels: HashMap::new(),
+            fixups: Vec::new(),
+            cur: entry,
+            carry: None,
+            temps: 0,
+        };
         // Labels are function-wide: collect them first so their blocks are
         // made in source order (blocks' order is the scheduling order of the
         // interpreter's reconvergence).
         fl.statements(body, &ast_fn.name, 0)?;
         if fl.f.blocks[fl.cur].term.is_none() {
-            let t = if fl.f.is_kernel { Terminator::Exit } else { Terminator::Return };
+            let t = if fl.f.is_kernel {
+                Terminator::Exit
+            } else {
+                Terminator::Return
+            };
             fl.f.blocks[fl.cur].term = Some(t);
         }
         fl.resolve_fixups()?;
@@ -431,7 +510,12 @@ impl<'m, 'a> FnLower<'m, 'a> {
         self.ml.diag(span, msg)
     }
 
-    fn statements(&mut self, body: &[Statement], fname: &str, depth: u32) -> Result<(), Diagnostic> {
+    fn statements(
+        &mut self,
+        body: &[Statement],
+        fname: &str,
+        depth: u32,
+    ) -> Result<(), Diagnostic> {
         if depth > 64 {
             return Err(self.diag(Span::default(), "blocks nested too deeply"));
         }
@@ -441,23 +525,40 @@ impl<'m, 'a> FnLower<'m, 'a> {
                     if self.labels.contains_key(name) {
                         return Err(self.diag(*span, format!("label `{name}` is defined twice")));
                     }
-                    let b = self.f.blocks.push(ir::Block { name: Some(name.clone()), ..Default::default() });
+                    let b = self.f.blocks.push(ir::Block {
+                        name: Some(name.clone()),
+                        ..Default::default()
+                    });
                     if self.f.blocks[self.cur].term.is_none() {
                         self.f.blocks[self.cur].term = Some(Terminator::Jump(b));
                     }
                     self.cur = b;
                     self.labels.insert(name.clone(), b);
                 }
-                Statement::Reg { ty, vector, name, count, span } => {
+                Statement::Reg {
+                    ty,
+                    vector,
+                    name,
+                    count,
+                    span,
+                } => {
                     if vector.is_some() {
                         return Err(self.diag(*span, "vector registers are not supported"));
                     }
-                    let ty = ir_ty(*ty).ok_or_else(|| self.diag(*span, "unsupported register type"))?;
+                    let ty =
+                        ir_ty(*ty).ok_or_else(|| self.diag(*span, "unsupported register type"))?;
                     let scope = self.scopes.last_mut().expect("scope stack is never empty");
                     match count {
-                        Some(n) => scope.ranges.push(RegRange { prefix: name.clone(), count: *n, ty }),
+                        Some(n) => scope.ranges.push(RegRange {
+                            prefix: name.clone(),
+                            count: *n,
+                            ty,
+                        }),
                         None => {
-                            let r = self.f.regs.push(ir::RegInfo { name: name.clone(), ty });
+                            let r = self.f.regs.push(ir::RegInfo {
+                                name: name.clone(),
+                                ty,
+                            });
                             scope.names.insert(name.clone(), Binding::Reg(r));
                         }
                     }
@@ -489,9 +590,18 @@ impl<'m, 'a> FnLower<'m, 'a> {
                 self.ml.init_global(g, v)?;
                 Binding::Global(g)
             }
-            other => return Err(self.diag(v.span, format!("variables in the {other:?} space are not supported here"))),
+            other => {
+                return Err(self.diag(
+                    v.span,
+                    format!("variables in the {other:?} space are not supported here"),
+                ))
+            }
         };
-        self.scopes.last_mut().expect("scope").names.insert(v.name.clone(), binding);
+        self.scopes
+            .last_mut()
+            .expect("scope")
+            .names
+            .insert(v.name.clone(), binding);
         Ok(())
     }
 
@@ -524,15 +634,23 @@ impl<'m, 'a> FnLower<'m, 'a> {
             // `%r12` from a `%r<N>` range in this scope.
             let hit = self.scopes[i].ranges.iter().find_map(|rg| {
                 let rest = name.strip_prefix(rg.prefix.as_str())?;
-                if rest.is_empty() || !rest.bytes().all(|c| c.is_ascii_digit()) || (rest.len() > 1 && rest.starts_with('0')) {
+                if rest.is_empty()
+                    || !rest.bytes().all(|c| c.is_ascii_digit())
+                    || (rest.len() > 1 && rest.starts_with('0'))
+                {
                     return None;
                 }
                 let n: u32 = rest.parse().ok()?;
                 (n < rg.count).then_some(rg.ty)
             });
             if let Some(ty) = hit {
-                let r = self.f.regs.push(ir::RegInfo { name: name.to_string(), ty });
-                self.scopes[i].names.insert(name.to_string(), Binding::Reg(r));
+                let r = self.f.regs.push(ir::RegInfo {
+                    name: name.to_string(),
+                    ty,
+                });
+                self.scopes[i]
+                    .names
+                    .insert(name.to_string(), Binding::Reg(r));
                 return Some(Binding::Reg(r));
             }
         }
@@ -544,14 +662,20 @@ impl<'m, 'a> FnLower<'m, 'a> {
 
     fn temp(&mut self, ty: Ty) -> Reg {
         self.temps += 1;
-        self.f.regs.push(ir::RegInfo { name: format!("%tmp{}", self.temps), ty })
+        self.f.regs.push(ir::RegInfo {
+            name: format!("%tmp{}", self.temps),
+            ty,
+        })
     }
 
     fn carry_reg(&mut self) -> Reg {
         match self.carry {
             Some(r) => r,
             None => {
-                let r = self.f.regs.push(ir::RegInfo { name: "%cc.cf".into(), ty: Ty::Pred });
+                let r = self.f.regs.push(ir::RegInfo {
+                    name: "%cc.cf".into(),
+                    ty: Ty::Pred,
+                });
                 self.carry = Some(r);
                 r
             }
@@ -559,8 +683,13 @@ impl<'m, 'a> FnLower<'m, 'a> {
     }
 
     fn emit(&mut self, kind: InstKind, guard: Option<(Reg, bool)>, span: Span) {
-        let loc = ir::SrcLoc { line: span.line, col: span.col };
-        self.f.blocks[self.cur].insts.push(ir::Inst { kind, guard, loc });
+        let loc = ir::SrcLoc {
+            line: span.line,
+            col: span.col,
+        };
+        self.f.blocks[self.cur]
+            .insts
+            .push(ir::Inst { kind, guard, loc });
     }
 
     /// End the current block and continue in a fresh one.
@@ -594,11 +723,15 @@ impl<'m, 'a> FnLower<'m, 'a> {
             Operand::Reg(name, span) | Operand::Symbol(name, span) => match self.lookup(name) {
                 Some(Binding::Reg(r)) => Ok(r),
                 Some(_) => Err(self.diag(*span, format!("`{name}` is not a register"))),
-                None if special(name).is_some() => Err(self.diag(*span, "special registers are read-only")),
+                None if special(name).is_some() => {
+                    Err(self.diag(*span, "special registers are read-only"))
+                }
                 None => Err(self.diag(*span, format!("unknown register `{name}`"))),
             },
             Operand::Sink(_) => Ok(self.temp(ty)),
-            other => Err(self.diag(other.span(), "expected a register").expected("a destination register")),
+            other => Err(self
+                .diag(other.span(), "expected a register")
+                .expected("a destination register")),
         }
     }
 
@@ -619,7 +752,13 @@ impl<'m, 'a> FnLower<'m, 'a> {
                     });
                 }
                 if let Some(s) = special(name) {
-                    let t = self.temp(if matches!(s, ir::Special::Clock64 | ir::Special::GlobalTimer) { Ty::U64 } else { Ty::U32 });
+                    let t = self.temp(
+                        if matches!(s, ir::Special::Clock64 | ir::Special::GlobalTimer) {
+                            Ty::U64
+                        } else {
+                            Ty::U32
+                        },
+                    );
                     self.emit(InstKind::ReadSpecial { dst: t, sreg: s }, None, *span);
                     return Ok(Value::Reg(t));
                 }
@@ -628,13 +767,28 @@ impl<'m, 'a> FnLower<'m, 'a> {
                         return Err(self.diag(*span, "the address of a kernel cannot be taken"));
                     }
                     let t = self.temp(Ty::U64);
-                    self.emit(InstKind::AddrOf { dst: t, sym: ir::Symbol::Function(id), space: Space::Generic }, None, *span);
+                    self.emit(
+                        InstKind::AddrOf {
+                            dst: t,
+                            sym: ir::Symbol::Function(id),
+                            space: Space::Generic,
+                        },
+                        None,
+                        *span,
+                    );
                     return Ok(Value::Reg(t));
                 }
                 if self.ml.declared.contains(name) {
-                    return Err(self.diag(*span, format!("`{name}` is declared but not defined in this module")));
+                    return Err(self.diag(
+                        *span,
+                        format!("`{name}` is declared but not defined in this module"),
+                    ));
                 }
-                let what = if name.starts_with('%') { "register" } else { "name" };
+                let what = if name.starts_with('%') {
+                    "register"
+                } else {
+                    "name"
+                };
                 Err(self.diag(*span, format!("unknown {what} `{name}`")))
             }
             Operand::Int(v, span) => {
@@ -644,7 +798,10 @@ impl<'m, 'a> FnLower<'m, 'a> {
                     return Ok(Value::Imm(match ty {
                         Ty::F32 => u64::from((x as f32).to_bits()),
                         Ty::F64 => x.to_bits(),
-                        _ => return Err(self.diag(*span, "integer literal for a half-precision operand; use 0x bits with .b16")),
+                        _ => return Err(self.diag(
+                            *span,
+                            "integer literal for a half-precision operand; use 0x bits with .b16",
+                        )),
                     }));
                 }
                 Ok(Value::Imm(*v as u64))
@@ -664,7 +821,9 @@ impl<'m, 'a> FnLower<'m, 'a> {
                 Operand::Int(v, _) => Ok(Value::Imm(v.wrapping_neg() as u64)),
                 _ => Err(self.diag(*span, "negated operands are not supported here")),
             },
-            other => Err(self.diag(other.span(), "unexpected operand").expected("a register or a literal")),
+            other => Err(self
+                .diag(other.span(), "unexpected operand")
+                .expected("a register or a literal")),
         }
     }
 
@@ -687,7 +846,13 @@ impl<'m, 'a> FnLower<'m, 'a> {
                 Operand::Reg(n, _) | Operand::Symbol(n, _) => n.as_str(),
                 _ => "operand",
             };
-            return Err(self.diag(op.span(), format!("`{name}` is a .{} register, but the instruction needs .{}", rt, ty)));
+            return Err(self.diag(
+                op.span(),
+                format!(
+                    "`{name}` is a .{} register, but the instruction needs .{}",
+                    rt, ty
+                ),
+            ));
         }
         Ok(())
     }
@@ -729,38 +894,57 @@ impl<'m, 'a> FnLower<'m, 'a> {
 
     /// `[base+off]` for an instruction in `space`; returns the space to use
     /// (a body `.param` variable lives in the local frame).
-    pub(crate) fn address(&mut self, op: &Operand, space: Space) -> Result<(ir::Address, Space), Diagnostic> {
+    pub(crate) fn address(
+        &mut self,
+        op: &Operand,
+        space: Space,
+    ) -> Result<(ir::Address, Space), Diagnostic> {
         let Operand::Address { base, offset, span } = op else {
-            return Err(self.diag(op.span(), "expected an address").expected("`[register+offset]` or `[variable]`"));
+            return Err(self
+                .diag(op.span(), "expected an address")
+                .expected("`[register+offset]` or `[variable]`"));
         };
         let mut space = space;
         let base = match base.as_deref() {
             None => ir::AddrBase::None,
-            Some(Operand::Reg(name, s)) | Some(Operand::Symbol(name, s)) => match self.lookup(name) {
-                Some(Binding::Reg(r)) => {
-                    if space == Space::Param && !self.f.is_kernel {
-                        space = Space::Local;
+            Some(Operand::Reg(name, s)) | Some(Operand::Symbol(name, s)) => {
+                match self.lookup(name) {
+                    Some(Binding::Reg(r)) => {
+                        if space == Space::Param && !self.f.is_kernel {
+                            space = Space::Local;
+                        }
+                        ir::AddrBase::Reg(r)
                     }
-                    ir::AddrBase::Reg(r)
+                    Some(b) => {
+                        let (sym, own) = self.symbol_of(b);
+                        // `ld.param [p]` of a body variable or device-function
+                        // parameter reads the local frame.
+                        if own == Space::Local && space == Space::Param {
+                            space = Space::Local;
+                        }
+                        if space != Space::Generic && own != space {
+                            return Err(self
+                                .diag(*s, format!("`{name}` is in the {own} space, not {space}")));
+                        }
+                        ir::AddrBase::Symbol(sym)
+                    }
+                    None => return Err(self.diag(*s, format!("unknown name `{name}` in address"))),
                 }
-                Some(b) => {
-                    let (sym, own) = self.symbol_of(b);
-                    // `ld.param [p]` of a body variable or device-function
-                    // parameter reads the local frame.
-                    if own == Space::Local && space == Space::Param {
-                        space = Space::Local;
-                    }
-                    if space != Space::Generic && own != space {
-                        return Err(self.diag(*s, format!("`{name}` is in the {own} space, not {space}")));
-                    }
-                    ir::AddrBase::Symbol(sym)
-                }
-                None => return Err(self.diag(*s, format!("unknown name `{name}` in address"))),
-            },
-            Some(other) => return Err(self.diag(other.span(), "bad address base").expected("a register or a variable")),
+            }
+            Some(other) => {
+                return Err(self
+                    .diag(other.span(), "bad address base")
+                    .expected("a register or a variable"))
+            }
         };
         let _ = span;
-        Ok((ir::Address { base, offset: *offset }, space))
+        Ok((
+            ir::Address {
+                base,
+                offset: *offset,
+            },
+            space,
+        ))
     }
 
     /// `bra` to a label (fixed up after the whole body is seen).
@@ -774,12 +958,22 @@ impl<'m, 'a> FnLower<'m, 'a> {
             Some((pred, negate)) => {
                 let next = self.new_block();
                 let b = self.cur;
-                self.f.blocks[b].term = Some(Terminator::Branch { pred, negate, then: BlockId(0), els: next });
+                self.f.blocks[b].term = Some(Terminator::Branch {
+                    pred,
+                    negate,
+                    then: BlockId(0),
+                    els: next,
+                });
                 self.cur = next;
                 b
             }
         };
-        self.fixups.push(Fixup { block, label: name, span, slot: 0 });
+        self.fixups.push(Fixup {
+            block,
+            label: name,
+            span,
+            slot: 0,
+        });
         Ok(())
     }
 
@@ -793,7 +987,12 @@ impl<'m, 'a> FnLower<'m, 'a> {
                 let out = self.new_block();
                 self.f.blocks[out].term = Some(term);
                 let next = self.new_block();
-                self.f.blocks[self.cur].term = Some(Terminator::Branch { pred, negate, then: out, els: next });
+                self.f.blocks[self.cur].term = Some(Terminator::Branch {
+                    pred,
+                    negate,
+                    then: out,
+                    els: next,
+                });
                 self.cur = next;
             }
         }

@@ -205,7 +205,10 @@ impl Mods {
     }
 
     pub fn take_word(&mut self, options: &[&str]) -> Option<String> {
-        let i = self.words.iter().position(|w| options.contains(&w.as_str()))?;
+        let i = self
+            .words
+            .iter()
+            .position(|w| options.contains(&w.as_str()))?;
         Some(self.words.remove(i))
     }
 }
