@@ -88,7 +88,10 @@ fn every_corpus_kernel_through_the_cli() {
                 .args(["--timeout", "120"]);
             // Memory checks are the interpreter's; everything else runs on
             // the default (compiled) backend.
-            if l.expect_error.as_deref().is_some_and(|e| e.contains("out of bounds")) {
+            if l.expect_error
+                .as_deref()
+                .is_some_and(|e| e.contains("out of bounds"))
+            {
                 cmd.args(["--backend", "interp"]);
             }
             let o = cmd.output().expect("runs");

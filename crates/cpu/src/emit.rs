@@ -31,6 +31,9 @@ pub mod state {
     /// (set when a warp yields from a loop, so a lane holding a lock that
     /// others spin on gets to run).
     pub const PICK_MAX: usize = 144;
+    /// Non-zero once registers have been saved (a fresh warp starts from
+    /// zeroed registers without reading them).
+    pub const STARTED: usize = 148;
     pub const REGS: usize = 256;
 }
 
@@ -54,7 +57,9 @@ pub mod env {
     pub const LOCAL_LEN: usize = 21;
     /// Address of a `u32` that becomes non-zero to stop the launch.
     pub const CANCEL: usize = 22;
-    pub const LEN: usize = 23;
+    /// `u32 [warp][3][32]`: each lane's %tid.x/.y/.z (the same for every CTA).
+    pub const TID: usize = 23;
+    pub const LEN: usize = 24;
 }
 
 /// Helper kinds called per lane for operations without an inline form.
@@ -656,6 +661,30 @@ pub fn emit(
         g.line(&format!("{v} = load i32, i32* {c}"));
         g.line(&format!("store i32 {v}, i32* %{name}"));
     }
+    {
+        let q = g.t();
+        let c = g.t();
+        let v = g.t();
+        let z = g.t();
+        g.line(&format!(
+            "{q} = getelementptr i8, i8* %st, i64 {}",
+            state::STARTED
+        ));
+        g.line(&format!("{c} = bitcast i8* {q} to i32*"));
+        g.line(&format!("{v} = load i32, i32* {c}"));
+        g.line(&format!("{z} = icmp eq i32 {v}, 0"));
+        g.line(&format!("br i1 {z}, label %fresh, label %resume"));
+        g.emit_label("fresh");
+        for (i, b) in reg_bits.iter().enumerate() {
+            g.line(&format!(
+                "store {} zeroinitializer, {}* %r{i}",
+                vt(*b),
+                vt(*b)
+            ));
+        }
+        g.line("br label %dispatch");
+        g.emit_label("resume");
+    }
     for (i, b) in reg_bits.iter().enumerate() {
         let q = g.t();
         g.line(&format!(
@@ -847,6 +876,21 @@ pub fn emit(
         g.line(&format!("{c} = bitcast i8* {q} to i32*"));
         g.line(&format!("store i32 {v}, i32* {c}"));
     }
+    {
+        let lv = g.load_scalar("live", "i32");
+        let alldone = g.t();
+        g.line(&format!("{alldone} = icmp eq i32 {lv}, 0"));
+        g.line(&format!("br i1 {alldone}, label %saved, label %save_regs"));
+        g.emit_label("save_regs");
+        let q = g.t();
+        let c = g.t();
+        g.line(&format!(
+            "{q} = getelementptr i8, i8* %st, i64 {}",
+            state::STARTED
+        ));
+        g.line(&format!("{c} = bitcast i8* {q} to i32*"));
+        g.line(&format!("store i32 1, i32* {c}"));
+    }
     for (i, b) in reg_bits.iter().enumerate() {
         let q = g.t();
         g.line(&format!(
@@ -866,6 +910,8 @@ pub fn emit(
             g.line(&format!("store {} {v}, {}* {c}, align 4", vt(*b), vt(*b)));
         }
     }
+    g.line("br label %saved");
+    g.emit_label("saved");
     let wb = g.load_scalar("wait_bar", "i32");
     let wc = g.load_scalar("wait_coll", "i32");
     let isb = g.t();

@@ -59,6 +59,13 @@ pub fn compile(m: &Module, kernel: FuncId) -> Result<CompiledKernel, Unsupported
     let layout = shared_layout(m, kernel);
     let (cpu, features) = jit::host();
     let e = emit::emit(m, &p, &layout, cpu, features)?;
+    if let Some(dir) = std::env::var_os("WARPFOLD_DUMP_LLVM") {
+        // For people looking at generated code: one .ll per kernel.
+        let _ = std::fs::write(
+            std::path::Path::new(&dir).join(format!("{}.ll", f.name)),
+            &e.ir,
+        );
+    }
     let func = jit::compile(&e.ir, &helpers::table())?;
     Ok(CompiledKernel {
         func,
@@ -114,6 +121,19 @@ pub fn launch(
     let globals: Vec<u64> = (0..inst.module().globals.len())
         .map(|i| inst.global_addr(warpfold_ir::GlobalId(i as u32)))
         .collect();
+    // Each lane's %tid, per warp: the same in every CTA.
+    let nwarps_l = (nthreads as usize).div_ceil(W as usize);
+    let mut tids = vec![0u32; nwarps_l * 3 * W as usize];
+    for w in 0..nwarps_l {
+        for l in 0..W as usize {
+            let t = (w * W as usize + l) as u32;
+            let (bx, by) = (cfg.block[0], cfg.block[1]);
+            let v = [t % bx, (t / bx) % by, t / (bx * by)];
+            for c in 0..3 {
+                tids[(w * 3 + c) * W as usize + l] = v[c];
+            }
+        }
+    }
     let cancel = AtomicU32::new(0);
     let stop = AtomicBool::new(false);
     let next = AtomicU64::new(0);
@@ -137,8 +157,9 @@ pub fn launch(
         }
         let mut handles = Vec::new();
         for w in 0..workers {
-            let (next, first_error, stop, cancel, globals) =
-                (&next, &first_error, &stop, &cancel, &globals);
+            let (next, first_error, stop, cancel, globals, tids) =
+                (&next, &first_error, &stop, &cancel, &globals, &tids);
+
             handles.push(s.spawn(move || {
                 let mut shared = vec![0u8; shared_total as usize + 16];
                 let mut local = vec![0u8; (nthreads * k.frame_size.max(1)) as usize + 16];
@@ -178,6 +199,7 @@ pub fn launch(
                     envv[env::PARAMS_LEN] = params.len() as u64;
                     envv[env::LOCAL_LEN] = nthreads * k.frame_size;
                     envv[env::CANCEL] = cancel as *const AtomicU32 as u64;
+                    envv[env::TID] = tids.as_ptr() as u64;
                     shared.fill(0);
                     local.fill(0);
                     if let Err(e) = run_cta(k, &envv, &mut states, nthreads as usize, ctaid) {

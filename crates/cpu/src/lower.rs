@@ -921,20 +921,22 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
 fn special(g: &mut Gen, s: Special) -> (String, u32) {
     match s {
         Special::Tid(c) => {
-            let t = linear_tid(g);
-            let nx = env_i32(g, env::NTID);
-            let ny = env_i32(g, env::NTID + 1);
-            let v = match c {
-                0 => bin(g, "urem", 32, &t, &nx),
-                1 => {
-                    let q = bin(g, "udiv", 32, &t, &nx);
-                    bin(g, "urem", 32, &q, &ny)
-                }
-                _ => {
-                    let nxy = bin(g, "mul", 32, &nx, &ny);
-                    bin(g, "udiv", 32, &t, &nxy)
-                }
-            };
+            // Precomputed per warp by the launcher: no per-lane division.
+            let tab = g.env(env::TID);
+            let w64 = g.t();
+            let idx = g.t();
+            let p = g.t();
+            let q = g.t();
+            let v = g.t();
+            g.line(&format!("{w64} = zext i32 %warp to i64"));
+            g.line(&format!("{idx} = mul i64 {w64}, 384"));
+            g.line(&format!("{p} = add i64 {tab}, {idx}"));
+            g.line(&format!("{q} = add i64 {p}, {}", u32::from(c) * 128));
+            let ptr = g.t();
+            g.line(&format!("{ptr} = inttoptr i64 {q} to <32 x i32>*"));
+            g.line(&format!(
+                "{v} = load <32 x i32>, <32 x i32>* {ptr}, align 4"
+            ));
             (v, 32)
         }
         Special::Ntid(c) => (env_i32(g, env::NTID + c as usize), 32),
