@@ -1,13 +1,27 @@
 #!/usr/bin/env bash
 # Run the whole warpfold test suite, installing what it needs first.
-# Needs: a Rust toolchain (cargo) and python3 with pip (for NVRTC, which the
-# CUDA-source tests use; PTX tests need nothing else).
+# Needs: a Rust toolchain (cargo), LLVM 14 (installed with apt-get when
+# missing) and python3 with pip (for NVRTC, which the CUDA-source tests use).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if ! command -v cargo >/dev/null; then
     echo "error: cargo not found; install Rust from rustup" >&2
     exit 1
+fi
+
+# LLVM 14 for the compiled backend (inkwell links libLLVM-14).
+if ! command -v llvm-config >/dev/null && [ ! -x /usr/lib/llvm-14/bin/llvm-config ]; then
+    echo "== installing LLVM 14 (apt-get install llvm-14-dev)"
+    if command -v apt-get >/dev/null; then
+        apt-get update -qq && apt-get install -y -qq llvm-14-dev zlib1g-dev >/dev/null
+    else
+        echo "error: LLVM 14 is needed (llvm-config); install llvm-14-dev" >&2
+        exit 1
+    fi
+fi
+if [ -z "${LLVM_SYS_140_PREFIX:-}" ] && [ -x /usr/lib/llvm-14/bin/llvm-config ]; then
+    export LLVM_SYS_140_PREFIX=/usr/lib/llvm-14
 fi
 
 # NVRTC for the .cu tests: the pip package provides libnvrtc.so.12.
