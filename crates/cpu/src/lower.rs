@@ -159,8 +159,10 @@ fn uniform_symbol(a: &Address, space: Space) -> bool {
     matches!(a.base, AddrBase::Symbol(_)) && matches!(space, Space::Param | Space::Const)
 }
 
-fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
-    let size = bits / 8;
+/// Whether the active lanes' addresses are consecutive elements of `size`
+/// bytes starting at lane 0's: then one (masked) vector access serves them.
+/// Returns lane 0's address and the test.
+fn contiguous(g: &mut Gen, h: &str, size: u32, exec: &str) -> (String, String) {
     let h0 = g.t();
     g.line(&format!("{h0} = extractelement <32 x i64> {h}, i32 0"));
     let s0 = g.splat("i64", &h0);
@@ -174,6 +176,12 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.line(&format!(
         "{all} = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> {ok})"
     ));
+    (h0, all)
+}
+
+fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
+    let size = bits / 8;
+    let (h0, all) = contiguous(g, h, size, exec);
     let (lc, lg, lj) = (
         g.label("ld_contig"),
         g.label("ld_gather"),
@@ -205,19 +213,7 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
 
 fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     let size = bits / 8;
-    let h0 = g.t();
-    g.line(&format!("{h0} = extractelement <32 x i64> {h}, i32 0"));
-    let s0 = g.splat("i64", &h0);
-    let steps = bin(g, "mul", 64, &iota(64), &sc(64, u64::from(size)));
-    let expect = bin(g, "add", 64, &s0, &steps);
-    let eq = icmp(g, "eq", 64, h, &expect);
-    let nex = not1(g, exec);
-    let ok = g.t();
-    g.line(&format!("{ok} = or <32 x i1> {eq}, {nex}"));
-    let all = g.t();
-    g.line(&format!(
-        "{all} = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> {ok})"
-    ));
+    let (h0, all) = contiguous(g, h, size, exec);
     let (lc, lg, lj) = (
         g.label("st_contig"),
         g.label("st_scatter"),

@@ -96,6 +96,21 @@ fn combine(c: &Option<(BoolOp, Value, bool)>) -> String {
     }
 }
 
+/// Call arguments or results as text.
+fn call_args(f: &Function, list: &[CallArg]) -> String {
+    list.iter()
+        .map(|a| match a {
+            CallArg::Reg(r) => r.to_string(),
+            CallArg::Imm(x) => format!("{x:#x}"),
+            CallArg::Local(l) => format!(
+                "%{}",
+                f.locals.get(*l).map(|l| l.name.as_str()).unwrap_or("?")
+            ),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub fn print_inst(m: &Module, f: &Function, inst: &Inst) -> String {
     let mut s = String::new();
     if let Some((r, neg)) = inst.guard {
@@ -388,54 +403,30 @@ pub fn print_inst(m: &Module, f: &Function, inst: &Inst) -> String {
             format!("{dst} = special {}", format!("{sreg:?}").to_lowercase())
         }
         InstKind::Call { func, args, rets } => {
-            let arg = |a: &CallArg| match a {
-                CallArg::Reg(r) => r.to_string(),
-                CallArg::Imm(x) => format!("{x:#x}"),
-                CallArg::Local(l) => format!(
-                    "%{}",
-                    f.locals.get(*l).map(|l| l.name.as_str()).unwrap_or("?")
-                ),
-            };
             format!(
                 "({}) = call {}({})",
-                rets.iter().map(arg).collect::<Vec<_>>().join(", "),
+                call_args(f, rets),
                 m.functions
                     .get(*func)
                     .map(|f| f.name.as_str())
                     .unwrap_or("?"),
-                args.iter().map(arg).collect::<Vec<_>>().join(", ")
+                call_args(f, args)
             )
         }
         InstKind::CallIndirect { target, args, rets } => {
-            let arg = |a: &CallArg| match a {
-                CallArg::Reg(r) => r.to_string(),
-                CallArg::Imm(x) => format!("{x:#x}"),
-                CallArg::Local(l) => format!(
-                    "%{}",
-                    f.locals.get(*l).map(|l| l.name.as_str()).unwrap_or("?")
-                ),
-            };
             format!(
                 "({}) = call_indirect {}({})",
-                rets.iter().map(arg).collect::<Vec<_>>().join(", "),
+                call_args(f, rets),
                 value(target),
-                args.iter().map(arg).collect::<Vec<_>>().join(", ")
+                call_args(f, args)
             )
         }
         InstKind::Builtin { which, args, rets } => {
-            let arg = |a: &CallArg| match a {
-                CallArg::Reg(r) => r.to_string(),
-                CallArg::Imm(x) => format!("{x:#x}"),
-                CallArg::Local(l) => format!(
-                    "%{}",
-                    f.locals.get(*l).map(|l| l.name.as_str()).unwrap_or("?")
-                ),
-            };
             format!(
                 "({}) = builtin {}({})",
-                rets.iter().map(arg).collect::<Vec<_>>().join(", "),
+                call_args(f, rets),
                 which.name(),
-                args.iter().map(arg).collect::<Vec<_>>().join(", ")
+                call_args(f, args)
             )
         }
         InstKind::Trap => "trap".into(),

@@ -55,6 +55,26 @@ pub fn float_arity(op: FloatOp) -> usize {
     }
 }
 
+/// Collect the registers of call arguments; false if a local is out of range.
+fn call_args_ok<'a>(
+    f: &Function,
+    list: impl Iterator<Item = &'a CallArg>,
+    regs: &mut Vec<Reg>,
+) -> bool {
+    for a in list {
+        match a {
+            CallArg::Reg(r) => regs.push(*r),
+            CallArg::Imm(_) => {}
+            CallArg::Local(l) => {
+                if !f.locals.contains(*l) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
 fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
     let mut block = String::from("-");
     let err = |block: &str, message: String| VerifyError {
@@ -266,16 +286,8 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                 InstKind::WarpSync { mask } => vals.push(*mask),
                 InstKind::CallIndirect { target, args, rets } => {
                     vals.push(*target);
-                    for a in args.iter().chain(rets) {
-                        match a {
-                            CallArg::Reg(r) => regs.push(*r),
-                            CallArg::Imm(_) => {}
-                            CallArg::Local(l) => {
-                                if !f.locals.contains(*l) {
-                                    return Err(bad("local out of range"));
-                                }
-                            }
-                        }
+                    if !call_args_ok(f, args.iter().chain(rets), &mut regs) {
+                        return Err(bad("local out of range"));
                     }
                 }
                 InstKind::Builtin { which, args, rets } => {
@@ -283,16 +295,8 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                     if args.len() != na || rets.len() > nr {
                         return Err(bad("argument count does not match the builtin"));
                     }
-                    for a in args.iter().chain(rets) {
-                        match a {
-                            CallArg::Reg(r) => regs.push(*r),
-                            CallArg::Imm(_) => {}
-                            CallArg::Local(l) => {
-                                if !f.locals.contains(*l) {
-                                    return Err(bad("local out of range"));
-                                }
-                            }
-                        }
+                    if !call_args_ok(f, args.iter().chain(rets), &mut regs) {
+                        return Err(bad("local out of range"));
                     }
                 }
                 InstKind::Call { func, args, rets } => {
@@ -305,16 +309,8 @@ fn verify_function(m: &Module, f: &Function) -> Result<(), VerifyError> {
                     if callee.params.len() != args.len() || callee.returns.len() != rets.len() {
                         return Err(bad("argument count does not match the callee"));
                     }
-                    for a in args.iter().chain(rets) {
-                        match a {
-                            CallArg::Reg(r) => regs.push(*r),
-                            CallArg::Imm(_) => {}
-                            CallArg::Local(l) => {
-                                if !f.locals.contains(*l) {
-                                    return Err(bad("local out of range"));
-                                }
-                            }
-                        }
+                    if !call_args_ok(f, args.iter().chain(rets), &mut regs) {
+                        return Err(bad("local out of range"));
                     }
                 }
             }
