@@ -261,7 +261,9 @@ fn run_cta(
     };
     for w in 0..nwarps {
         let st = &mut bytes[w * sb..(w + 1) * sb];
-        st.fill(0);
+        // Only the header: registers are not read before the warp first
+        // saves them (STARTED stays 0 until then).
+        st[..emit::state::REGS].fill(0);
         let lanes = (nthreads - w * W as usize).min(W as usize);
         for l in 0..W as usize {
             let v = if l < lanes { 0 } else { DONE };
