@@ -74,6 +74,10 @@ struct RunArgs {
     /// Stop the kernel after this many seconds.
     #[arg(long, allow_hyphen_values = true)]
     timeout: Option<f64>,
+    /// Also run once on the interpreter: print its time next to this
+    /// backend's and check that both give identical outputs.
+    #[arg(long)]
+    compare: bool,
     /// Worker threads (default: all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -279,6 +283,32 @@ fn run(a: RunArgs) -> Res<()> {
             if n > 8 { ", ..." } else { "" }
         );
     }
+    let mut compare_ms = None;
+    if a.compare && used == Backend::Cpu {
+        for p in &prepared {
+            p.reset().map_err(|e| e.to_string())?;
+        }
+        let t0 = Instant::now();
+        kernel
+            .launch_packed_on(Backend::Interp, grid, block, a.shared_bytes, &params)
+            .map_err(|e| format!("on the interpreter: {e}"))?;
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        compare_ms = Some(ms);
+        let mut differ = Vec::new();
+        for (i, p) in prepared.iter().enumerate() {
+            if let Prepared::Buffer { buffer, .. } = p {
+                let cpu_out = outputs.iter().find(|(j, _, _)| *j == i).map(|(_, _, arr)| arr.bytes.clone());
+                if cpu_out.as_deref() != Some(&buffer.to_bytes()[..]) {
+                    differ.push(format!("arg{i}"));
+                }
+            }
+        }
+        println!(
+            "  interp: {ms:.3} ms for one launch; cpu is {:.1}x faster; outputs {}",
+            ms / median.max(1e-9),
+            if differ.is_empty() { "identical".to_string() } else { format!("DIFFER in {}", differ.join(", ")) }
+        );
+    }
     if a.json {
         let out = serde_json::json!({
             "kernel": kernel.name(),
@@ -289,6 +319,7 @@ fn run(a: RunArgs) -> Res<()> {
             "median_ms": median,
             "min_ms": min,
             "compile_ms": compile_ms,
+            "interp_ms": compare_ms,
             "outputs": outputs.iter().map(|(i, p, _)| serde_json::json!({"arg": i, "path": p.display().to_string()})).collect::<Vec<_>>(),
         });
         println!("{out}");

@@ -370,3 +370,24 @@ fn cuda_source_without_nvrtc_says_how_to_install() {
     );
     assert!(t.contains("pip install nvidia-cuda-nvrtc-cu12"), "{t}");
 }
+
+#[test]
+fn compare_runs_both_backends_and_checks_outputs() {
+    let out = tmpdir("compare");
+    let o = bin()
+        .current_dir(saxpy_dir())
+        .arg("run")
+        .arg(saxpy())
+        .args(["--kernel", "saxpy", "--grid", "4", "--block", "128", "--arg", "i32=3000", "--arg", "f32=1.5"])
+        .args(["--arg", "@inputs/x.npy", "--arg", "@inputs/y.npy", "--compare", "--json", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("on cpu") && t.contains("outputs identical"), "{t}");
+    let last = String::from_utf8_lossy(&o.stdout).lines().last().unwrap().to_string();
+    let j: serde_json::Value = serde_json::from_str(&last).unwrap();
+    assert_eq!(j["backend"], "cpu");
+    assert!(j["interp_ms"].as_f64().is_some());
+}

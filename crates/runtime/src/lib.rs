@@ -438,13 +438,25 @@ impl Kernel {
         shared: u32,
         params: &[u8],
     ) -> Result<LaunchStats> {
+        self.launch_packed_on(self.module.device.backend, grid, block, shared, params)
+    }
+
+    /// Launch on a given backend (buffers are shared by both).
+    pub fn launch_packed_on(
+        &self,
+        backend: Backend,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+        params: &[u8],
+    ) -> Result<LaunchStats> {
         let cfg = LaunchConfig {
             grid,
             block,
             dynamic_shared: shared,
         };
         let dev = &self.module.device;
-        if dev.backend == Backend::Cpu {
+        if backend == Backend::Cpu {
             if let Ok(k) = &*self.compiled() {
                 return Ok(warpfold_cpu::launch(
                     k,
