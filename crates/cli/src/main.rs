@@ -297,7 +297,10 @@ fn run(a: RunArgs) -> Res<()> {
         let mut differ = Vec::new();
         for (i, p) in prepared.iter().enumerate() {
             if let Prepared::Buffer { buffer, .. } = p {
-                let cpu_out = outputs.iter().find(|(j, _, _)| *j == i).map(|(_, _, arr)| arr.bytes.clone());
+                let cpu_out = outputs
+                    .iter()
+                    .find(|(j, _, _)| *j == i)
+                    .map(|(_, _, arr)| arr.bytes.clone());
                 if cpu_out.as_deref() != Some(&buffer.to_bytes()[..]) {
                     differ.push(format!("arg{i}"));
                 }
@@ -306,7 +309,11 @@ fn run(a: RunArgs) -> Res<()> {
         println!(
             "  interp: {ms:.3} ms for one launch; cpu is {:.1}x faster; outputs {}",
             ms / median.max(1e-9),
-            if differ.is_empty() { "identical".to_string() } else { format!("DIFFER in {}", differ.join(", ")) }
+            if differ.is_empty() {
+                "identical".to_string()
+            } else {
+                format!("DIFFER in {}", differ.join(", "))
+            }
         );
     }
     if a.json {

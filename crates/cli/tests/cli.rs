@@ -378,15 +378,33 @@ fn compare_runs_both_backends_and_checks_outputs() {
         .current_dir(saxpy_dir())
         .arg("run")
         .arg(saxpy())
-        .args(["--kernel", "saxpy", "--grid", "4", "--block", "128", "--arg", "i32=3000", "--arg", "f32=1.5"])
-        .args(["--arg", "@inputs/x.npy", "--arg", "@inputs/y.npy", "--compare", "--json", "--out"])
+        .args([
+            "--kernel", "saxpy", "--grid", "4", "--block", "128", "--arg", "i32=3000", "--arg",
+            "f32=1.5",
+        ])
+        .args([
+            "--arg",
+            "@inputs/x.npy",
+            "--arg",
+            "@inputs/y.npy",
+            "--compare",
+            "--json",
+            "--out",
+        ])
         .arg(&out)
         .output()
         .unwrap();
     let t = text(&o);
     assert!(o.status.success(), "{t}");
-    assert!(t.contains("on cpu") && t.contains("outputs identical"), "{t}");
-    let last = String::from_utf8_lossy(&o.stdout).lines().last().unwrap().to_string();
+    assert!(
+        t.contains("on cpu") && t.contains("outputs identical"),
+        "{t}"
+    );
+    let last = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
     let j: serde_json::Value = serde_json::from_str(&last).unwrap();
     assert_eq!(j["backend"], "cpu");
     assert!(j["interp_ms"].as_f64().is_some());

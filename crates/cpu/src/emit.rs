@@ -92,6 +92,8 @@ pub(crate) struct Gen<'a> {
     pub(crate) cur_id: u32,
     /// Backward-jump targets that first check for cancellation.
     pub(crate) checks: Vec<(String, u32)>,
+    /// Stack buffers, emitted in the entry block.
+    pub(crate) allocas: String,
 }
 
 /// A constant splat of `v` (low `bits` bits) as a vector literal.
@@ -312,55 +314,93 @@ impl<'a> Gen<'a> {
             Helper::Float | Helper::Atom => 3,
             Helper::Cvt | Helper::Testp => 1,
         };
-        let mut acc = "undef".to_string();
+        // A loop over the lanes through stack buffers (allocated once, in
+        // the entry block): compact IR however many helpers a kernel uses.
         let exec_bits = exec.map(|e| self.bits_of_mask(e));
-        for l in 0..W {
-            let mut call_args = vec![format!("i8* inttoptr (i64 {dp} to i8*)")];
-            for k in 0..nargs {
-                match args.get(k) {
-                    Some(a) => {
-                        let e = self.t();
-                        self.line(&format!("{e} = extractelement <32 x i64> {a}, i32 {l}"));
-                        call_args.push(format!("i64 {e}"));
-                    }
-                    None => call_args.push("i64 0".into()),
-                }
+        let mut bufs = Vec::new();
+        for k in 0..nargs {
+            let b = format!("%lanebuf{}_{k}", self.n);
+            let _ = writeln!(self.allocas, "  {b} = alloca [32 x i64], align 64");
+            if let Some(a) = args.get(k) {
+                let vp = self.t();
+                self.line(&format!("{vp} = bitcast [32 x i64]* {b} to <32 x i64>*"));
+                self.line(&format!("store <32 x i64> {a}, <32 x i64>* {vp}, align 64"));
             }
-            let r = match &exec_bits {
-                None => {
-                    let r = self.t();
-                    self.line(&format!("{r} = call i64 @{name}({})", call_args.join(", ")));
-                    r
-                }
-                Some(eb) => {
-                    let bit = self.t();
-                    let on = self.t();
-                    self.line(&format!("{bit} = and i32 {eb}, {}", 1u32 << l));
-                    self.line(&format!("{on} = icmp ne i32 {bit}, 0"));
-                    let (yes, join) = (self.label("lane_on"), self.label("lane_join"));
-                    let from = self.label("lane_from");
-                    self.line(&format!("br label %{from}"));
-                    self.emit_label(&from);
-                    self.line(&format!("br i1 {on}, label %{yes}, label %{join}"));
-                    self.emit_label(&yes);
-                    let r0 = self.t();
-                    self.line(&format!(
-                        "{r0} = call i64 @{name}({})",
-                        call_args.join(", ")
-                    ));
-                    self.line(&format!("br label %{join}"));
-                    self.emit_label(&join);
-                    let r = self.t();
-                    self.line(&format!("{r} = phi i64 [ {r0}, %{yes} ], [ 0, %{from} ]"));
-                    r
-                }
-            };
-            let next = self.t();
-            self.line(&format!(
-                "{next} = insertelement <32 x i64> {acc}, i64 {r}, i32 {l}"
-            ));
-            acc = next;
+            bufs.push(b);
         }
+        let res = format!("%laneres{}", self.n);
+        let _ = writeln!(self.allocas, "  {res} = alloca [32 x i64], align 64");
+        let (pre, head, call, skip, latch, done) = (
+            self.label("lanes_pre"),
+            self.label("lanes_head"),
+            self.label("lanes_call"),
+            self.label("lanes_skip"),
+            self.label("lanes_latch"),
+            self.label("lanes_done"),
+        );
+        self.line(&format!("br label %{pre}"));
+        self.emit_label(&pre);
+        self.line(&format!("br label %{head}"));
+        self.emit_label(&head);
+        let i = self.t();
+        let inext = self.t();
+        self.line(&format!(
+            "{i} = phi i32 [ 0, %{pre} ], [ {inext}, %{latch} ]"
+        ));
+        match &exec_bits {
+            Some(eb) => {
+                let sh = self.t();
+                let bit = self.t();
+                let on = self.t();
+                self.line(&format!("{sh} = lshr i32 {eb}, {i}"));
+                self.line(&format!("{bit} = and i32 {sh}, 1"));
+                self.line(&format!("{on} = icmp ne i32 {bit}, 0"));
+                self.line(&format!("br i1 {on}, label %{call}, label %{skip}"));
+            }
+            None => self.line(&format!("br label %{call}")),
+        }
+        self.emit_label(&call);
+        let mut call_args = vec![format!("i8* inttoptr (i64 {dp} to i8*)")];
+        for (k, b) in bufs.iter().enumerate() {
+            if args.get(k).is_some() {
+                let p = self.t();
+                let v = self.t();
+                self.line(&format!(
+                    "{p} = getelementptr [32 x i64], [32 x i64]* {b}, i32 0, i32 {i}"
+                ));
+                self.line(&format!("{v} = load i64, i64* {p}"));
+                call_args.push(format!("i64 {v}"));
+            } else {
+                call_args.push("i64 0".into());
+            }
+        }
+        let r = self.t();
+        self.line(&format!("{r} = call i64 @{name}({})", call_args.join(", ")));
+        let rp = self.t();
+        self.line(&format!(
+            "{rp} = getelementptr [32 x i64], [32 x i64]* {res}, i32 0, i32 {i}"
+        ));
+        self.line(&format!("store i64 {r}, i64* {rp}"));
+        self.line(&format!("br label %{latch}"));
+        self.emit_label(&skip);
+        let sp = self.t();
+        self.line(&format!(
+            "{sp} = getelementptr [32 x i64], [32 x i64]* {res}, i32 0, i32 {i}"
+        ));
+        self.line(&format!("store i64 0, i64* {sp}"));
+        self.line(&format!("br label %{latch}"));
+        self.emit_label(&latch);
+        let more = self.t();
+        self.line(&format!("{inext} = add i32 {i}, 1"));
+        self.line(&format!("{more} = icmp ult i32 {inext}, 32"));
+        self.line(&format!("br i1 {more}, label %{head}, label %{done}"));
+        self.emit_label(&done);
+        let vp = self.t();
+        let acc = self.t();
+        self.line(&format!("{vp} = bitcast [32 x i64]* {res} to <32 x i64>*"));
+        self.line(&format!(
+            "{acc} = load <32 x i64>, <32 x i64>* {vp}, align 64"
+        ));
         acc
     }
 
@@ -618,9 +658,10 @@ pub fn emit(
         reg_bits: reg_bits.clone(),
         cur_id: 0,
         checks: Vec::new(),
+        allocas: String::new(),
     };
     g.out.push_str(&format!(
-        "define i32 @wf_warp(i8* %st, i64* %env, i32 %warp) #0 {{\nentry:\n"
+        "define i32 @wf_warp(i8* %st, i64* %env, i32 %warp) #0 {{\nentry:\n;ALLOCAS\n"
     ));
     // Allocas for registers and warp bookkeeping (promoted to SSA by mem2reg).
     for (i, b) in reg_bits.iter().enumerate() {
@@ -932,7 +973,8 @@ pub fn emit(
     ir.push_str("target datalayout = \"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128\"\n");
     ir.push_str("target triple = \"x86_64-unknown-linux-gnu\"\n\n");
     ir.push_str(DECLS);
-    ir.push_str(&g.out);
+    let allocas = std::mem::take(&mut g.allocas);
+    ir.push_str(&g.out.replacen(";ALLOCAS\n", &allocas, 1));
     let _ = writeln!(
         ir,
         "attributes #0 = {{ nounwind \"target-cpu\"=\"{cpu}\" \"target-features\"=\"{features}\" \"prefer-vector-width\"=\"512\" \"min-legal-vector-width\"=\"512\" }}"

@@ -3,7 +3,7 @@
 use crate::prepare::Unsupported;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
-use inkwell::passes::{PassManager, PassManagerBuilder};
+use inkwell::passes::PassManager;
 use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
 use std::sync::OnceLock;
@@ -70,11 +70,23 @@ pub fn compile(ir: &str, helpers: &[(&str, usize)]) -> Result<WarpFn, Unsupporte
             e.to_string_lossy()
         )));
     }
-    let pmb = PassManagerBuilder::create();
-    pmb.set_optimization_level(OptimizationLevel::Aggressive);
-    let mpm: PassManager<inkwell::module::Module> = PassManager::create(());
-    pmb.populate_module_pass_manager(&mpm);
-    mpm.run_on(&module);
+    // Our IR is vector code by construction: it needs promotion to SSA and
+    // scalar clean-up, not the loop unroller/vectoriser of -O3 (which is
+    // slow on the dispatcher loop and unrolls the per-lane helper loops).
+    let fpm: PassManager<inkwell::values::FunctionValue> = PassManager::create(&module);
+    fpm.add_scalar_repl_aggregates_pass_ssa();
+    fpm.add_promote_memory_to_register_pass();
+    fpm.add_instruction_combining_pass();
+    fpm.add_cfg_simplification_pass();
+    fpm.add_early_cse_pass();
+    fpm.add_instruction_combining_pass();
+    fpm.add_aggressive_dce_pass();
+    fpm.add_cfg_simplification_pass();
+    fpm.initialize();
+    for f in module.get_functions() {
+        fpm.run_on(&f);
+    }
+    fpm.finalize();
     let ee = module
         .create_jit_execution_engine(OptimizationLevel::Aggressive)
         .map_err(|e| Unsupported(format!("LLVM JIT: {}", e.to_string_lossy())))?;

@@ -27,6 +27,9 @@ use warpfold_interp::{
 use warpfold_ir::shared::{shared_layout, SharedLayout};
 use warpfold_ir::{FuncId, InstKind, Module};
 
+/// Largest generated warp function compiled (keeps JIT time to about a second).
+const MAX_IR_LINES: usize = 8000;
+
 /// A kernel compiled for this CPU.
 pub struct CompiledKernel {
     func: jit::WarpFn,
@@ -66,11 +69,22 @@ pub fn compile(m: &Module, kernel: FuncId) -> Result<CompiledKernel, Unsupported
             &e.ir,
         );
     }
+    // LLVM's code generator is slow on very large warp functions (every
+    // value lives around the dispatcher loop); such kernels stay on the
+    // interpreter until the backend splits them.
+    let lines = e.ir.lines().count();
+    let limit = std::env::var("WARPFOLD_MAX_IR_LINES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(MAX_IR_LINES);
+    if lines > limit {
+        return Err(Unsupported(format!("kernels this large ({lines} lines of LLVM IR; the limit is {limit}, set by WARPFOLD_MAX_IR_LINES)")));
+    }
     let func = jit::compile(&e.ir, &helpers::table())?;
     Ok(CompiledKernel {
         func,
         state_bytes: e.state_bytes,
-        frame_size: f.frame_size,
+        frame_size: p.func.frame_size,
         layout,
         name: f.name.clone(),
         _descs: e.descs,

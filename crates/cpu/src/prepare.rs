@@ -65,13 +65,13 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
 }
 
 pub fn prepare(m: &Module, kernel: FuncId) -> Result<Prepared, Unsupported> {
-    let src = &m.functions[kernel];
-    check(m, src)?;
-    let mut func = src.clone();
-    // Blocks are split in place: each original block becomes a run of
-    // pieces, kept together in the order list.
+    // Device functions are inlined: the warp function is one flat CFG.
+    let (mut func, layout) = warpfold_ir::inline::inline_calls(m, kernel).map_err(Unsupported)?;
+    check(m, &func)?;
+    // Blocks are split in place: each block becomes a run of pieces, kept
+    // together in the order list.
     let mut order = Vec::new();
-    for bid in src.blocks.keys() {
+    for bid in layout {
         let mut cur = bid;
         order.push(cur);
         loop {

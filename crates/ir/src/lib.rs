@@ -4,6 +4,7 @@
 //! backends that want SSA build it from this form.
 
 pub mod entity;
+pub mod inline;
 pub mod inst;
 pub mod module;
 pub mod print;
