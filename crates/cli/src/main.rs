@@ -24,6 +24,26 @@ enum Command {
     Run(RunArgs),
     /// List the kernels of a module, or print its IR.
     Inspect(InspectArgs),
+    /// Run the benchmark suite against POCL and gcc OpenMP.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Only benchmarks whose name contains this.
+    filter: Option<String>,
+    /// The suite's directory.
+    #[arg(long, default_value = "bench")]
+    dir: PathBuf,
+    /// Timed launches per implementation (after one warm-up).
+    #[arg(long, default_value_t = 10)]
+    reps: u32,
+    /// Also write the report as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Skip the POCL (OpenCL) peer.
+    #[arg(long)]
+    no_pocl: bool,
 }
 
 #[derive(Args)]
@@ -97,6 +117,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(a) => run(a),
         Command::Inspect(a) => inspect(a),
+        Command::Bench(a) => bench(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -330,6 +351,17 @@ fn run(a: RunArgs) -> Res<()> {
             "outputs": outputs.iter().map(|(i, p, _)| serde_json::json!({"arg": i, "path": p.display().to_string()})).collect::<Vec<_>>(),
         });
         println!("{out}");
+    }
+    Ok(())
+}
+
+fn bench(a: BenchArgs) -> Res<()> {
+    let opts = warpfold_bench::Options { dir: a.dir, filter: a.filter, reps: a.reps.max(1), pocl: !a.no_pocl, openmp: true };
+    let report = warpfold_bench::run(&opts)?;
+    print!("{}", warpfold_bench::table(&report));
+    if let Some(p) = a.json {
+        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        std::fs::write(&p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
     }
     Ok(())
 }

@@ -1,0 +1,339 @@
+//! The benchmark suite: every benchmark in `bench/` is one algorithm
+//! written three ways by us, run in the same process run: CUDA through
+//! warpfold, OpenCL C through POCL (a small C host in
+//! `bench/common/ocl_host.c`), and C with OpenMP built with
+//! `gcc -O3 -march=native -fopenmp`. Each reports the median of repeated
+//! launches of the kernel alone (warpfold's JIT time separately), and all
+//! three results are checked against each other before any ratio is shown.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+use warpfold::{nvrtc, Arg, Backend, Device};
+
+#[derive(Debug, Deserialize)]
+struct Def {
+    description: String,
+    kernel: String,
+    n: u64,
+    block: u32,
+    /// `[width, height, block x, block y]` for 2-D launches.
+    grid2d: Option<[u32; 4]>,
+    args: Vec<String>,
+    output: usize,
+    bytes: u64,
+    flops: u64,
+    tolerance: f64,
+}
+
+/// One implementation's result.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Run {
+    pub median_ms: Option<f64>,
+    pub checksum: Option<f64>,
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub name: String,
+    pub description: String,
+    pub warpfold: Run,
+    pub backend: String,
+    pub jit_ms: f64,
+    pub pocl: Run,
+    pub openmp: Run,
+    pub bytes: u64,
+    pub flops: u64,
+    pub checked: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub rows: Vec<Row>,
+    pub peak_gbs: Option<f64>,
+    pub peak_gflops: Option<f64>,
+    pub geomean_vs_pocl: Option<f64>,
+    pub geomean_vs_openmp: Option<f64>,
+}
+
+pub struct Options {
+    pub dir: PathBuf,
+    pub filter: Option<String>,
+    pub reps: u32,
+    pub pocl: bool,
+    pub openmp: bool,
+}
+
+/// `(n, init)` of a buffer spec, the same patterns as `bench/common/init.h`.
+fn init(kind: &str, i: u64) -> f32 {
+    match kind {
+        "ramp" => (i % 1024) as f32 / 1024.0,
+        "ones" => 1.0,
+        "hash" => (((i as u32).wrapping_mul(2_654_435_761) >> 16) & 1023) as f32 / 1024.0,
+        _ => 0.0,
+    }
+}
+
+fn launch_dims(d: &Def) -> ([u32; 3], [u32; 3]) {
+    match d.grid2d {
+        Some([w, h, bx, by]) => ([w.div_ceil(bx), h.div_ceil(by), 1], [bx, by, 1]),
+        None => (
+            [(d.n as u32).div_ceil(d.block), 1, 1],
+            [d.block, 1, 1],
+        ),
+    }
+}
+
+fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64) {
+    let fail = |e: String| (Run { error: Some(e), ..Default::default() }, String::new(), 0.0);
+    let src = match std::fs::read_to_string(dir.join("kernel.cu")) {
+        Ok(s) => s,
+        Err(e) => return fail(e.to_string()),
+    };
+    let dev = Device::new().with_backend(Backend::Cpu);
+    let module = match dev.load_cuda(&src, &format!("{name}/kernel.cu"), &nvrtc::Options::default()) {
+        Ok((m, _)) => m,
+        Err(e) => return fail(e.to_string()),
+    };
+    let kernel = match module.kernel(&d.kernel) {
+        Ok(k) => k,
+        Err(e) => return fail(e.to_string()),
+    };
+    let t0 = Instant::now();
+    let (backend, _) = kernel.effective_backend();
+    let jit_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let mut buffers = Vec::new();
+    let mut scalars: Vec<Option<Arg>> = Vec::new();
+    for spec in &d.args {
+        let parts: Vec<&str> = spec.split(':').collect();
+        match parts.as_slice() {
+            ["buf", ty, n, kind] => {
+                let n: u64 = n.parse().unwrap_or(0);
+                let b = if *ty == "i32" {
+                    let v: Vec<i32> = (0..n).map(|i| (init(kind, i) * 1024.0) as i32).collect();
+                    dev.buffer_from(&v)
+                } else {
+                    let v: Vec<f32> = (0..n).map(|i| init(kind, i)).collect();
+                    dev.buffer_from(&v)
+                };
+                match b {
+                    Ok(b) => buffers.push((b, *ty == "i32")),
+                    Err(e) => return fail(e.to_string()),
+                }
+                scalars.push(None);
+            }
+            ["f32", v] => scalars.push(Some(Arg::F32(v.parse().unwrap_or(0.0)))),
+            ["i32", v] => scalars.push(Some(Arg::I32(v.parse().unwrap_or(0)))),
+            _ => return fail(format!("bad argument spec `{spec}`")),
+        }
+    }
+    let mut bi = 0;
+    let mut out_index = 0;
+    let args: Vec<Arg> = scalars
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| match s {
+            Some(a) => a,
+            None => {
+                if i == d.output {
+                    out_index = bi;
+                }
+                bi += 1;
+                Arg::Buffer(&buffers[bi - 1].0)
+            }
+        })
+        .collect();
+    let (grid, block) = launch_dims(d);
+    let mut times = Vec::new();
+    for r in 0..=reps {
+        let t = Instant::now();
+        if let Err(e) = kernel.launch(grid, block, 0, &args) {
+            return fail(e.to_string());
+        }
+        if r > 0 {
+            times.push(t.elapsed().as_secs_f64() * 1e3);
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    let (out, is_int) = &buffers[out_index];
+    let sum: f64 = if *is_int {
+        out.to_vec::<i32>().unwrap_or_default().iter().map(|&x| f64::from(x)).sum()
+    } else {
+        out.to_vec::<f32>().unwrap_or_default().iter().map(|&x| f64::from(x)).sum()
+    };
+    (Run { median_ms: Some(times[times.len() / 2]), checksum: Some(sum), error: None }, backend.name().to_string(), jit_ms)
+}
+
+/// Parse `median_ms=... checksum=...` from a peer's output.
+fn parse_peer(out: std::io::Result<std::process::Output>) -> Run {
+    match out {
+        Err(e) => Run { error: Some(e.to_string()), ..Default::default() },
+        Ok(o) if !o.status.success() => Run { error: Some(String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("failed").to_string()), ..Default::default() },
+        Ok(o) => {
+            let text = String::from_utf8_lossy(&o.stdout);
+            let get = |k: &str| text.split_whitespace().find_map(|w| w.strip_prefix(k)).and_then(|v| v.parse().ok());
+            Run { median_ms: get("median_ms="), checksum: get("checksum="), error: None }
+        }
+    }
+}
+
+fn build(cmd: &mut Command) -> Result<(), String> {
+    let o = cmd.output().map_err(|e| e.to_string())?;
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).lines().take(3).collect::<Vec<_>>().join(" "))
+    }
+}
+
+fn close(a: Option<f64>, b: Option<f64>, tol: f64) -> bool {
+    match (a, b) {
+        (Some(x), Some(y)) => (x - y).abs() <= tol * y.abs().max(1e-30),
+        _ => false,
+    }
+}
+
+pub fn run(opts: &Options) -> Result<Report, String> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&opts.dir)
+        .map_err(|e| format!("{}: {e}", opts.dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("bench.toml").exists())
+        .filter(|p| opts.filter.as_deref().is_none_or(|f| p.file_name().is_some_and(|n| n.to_string_lossy().contains(f))))
+        .collect();
+    names.sort();
+    let work = std::env::temp_dir().join(format!("warpfold-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    let common = opts.dir.join("common");
+    let host = work.join("ocl_host");
+    let pocl_ok = opts.pocl
+        && build(Command::new("gcc").args(["-O2", "-I"]).arg(&common).arg(common.join("ocl_host.c")).args(["-lOpenCL", "-o"]).arg(&host)).is_ok();
+    let bar = ProgressBar::new(names.len() as u64 * 3);
+    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()));
+    let mut rows = Vec::new();
+    for dir in &names {
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let text = std::fs::read_to_string(dir.join("bench.toml")).map_err(|e| e.to_string())?;
+        let d: Def = toml::from_str(&text).map_err(|e| format!("{name}/bench.toml: {e}"))?;
+        bar.set_message(format!("{name}: warpfold"));
+        let (wf, backend, jit_ms) = run_warpfold(&name, dir, &d, opts.reps);
+        bar.inc(1);
+        bar.set_message(format!("{name}: POCL"));
+        let pocl = if pocl_ok {
+            let (grid, block) = launch_dims(&d);
+            let global: Vec<String> = (0..3).map(|i| (grid[i] * block[i]).to_string()).collect();
+            let local: Vec<String> = block.iter().map(|b| b.to_string()).collect();
+            parse_peer(
+                Command::new(&host)
+                    .arg(dir.join("kernel.cl"))
+                    .arg(&d.kernel)
+                    .args(&global)
+                    .args(&local)
+                    .arg(opts.reps.to_string())
+                    .arg(d.output.to_string())
+                    .args(&d.args)
+                    .output(),
+            )
+        } else {
+            Run { error: Some("POCL not available (apt-get install pocl-opencl-icd ocl-icd-opencl-dev)".into()), ..Default::default() }
+        };
+        bar.inc(1);
+        bar.set_message(format!("{name}: OpenMP"));
+        let openmp = if opts.openmp {
+            let exe = work.join(format!("omp_{name}"));
+            match build(Command::new("gcc").args(["-O3", "-march=native", "-fopenmp", "-o"]).arg(&exe).arg(dir.join("omp.c")).arg("-lm")) {
+                Ok(()) => parse_peer(Command::new(&exe).arg(d.n.to_string()).arg(opts.reps.to_string()).output()),
+                Err(e) => Run { error: Some(format!("gcc: {e}")), ..Default::default() },
+            }
+        } else {
+            Run::default()
+        };
+        bar.inc(1);
+        let mut checks = Vec::new();
+        if openmp.checksum.is_some() {
+            checks.push(if close(wf.checksum, openmp.checksum, d.tolerance) { "warpfold=OpenMP" } else { "warpfold!=OpenMP" });
+            if pocl.checksum.is_some() {
+                checks.push(if close(pocl.checksum, openmp.checksum, d.tolerance) { "POCL=OpenMP" } else { "POCL!=OpenMP" });
+            }
+        }
+        rows.push(Row {
+            name,
+            description: d.description,
+            warpfold: wf,
+            backend,
+            jit_ms,
+            pocl,
+            openmp,
+            bytes: d.bytes,
+            flops: d.flops,
+            checked: checks.join(" "),
+        });
+    }
+    bar.finish_and_clear();
+    let _ = std::fs::remove_dir_all(&work);
+    // The machine's measured peaks: the OpenMP triad and FMA benchmarks.
+    let rate = |r: &Row, per: u64| r.openmp.median_ms.map(|ms| per as f64 / (ms * 1e6));
+    let peak_gbs = rows.iter().find(|r| r.name == "triad").and_then(|r| rate(r, r.bytes));
+    let peak_gflops = rows.iter().find(|r| r.name == "fma").and_then(|r| rate(r, r.flops));
+    let geo = |f: &dyn Fn(&Row) -> Option<f64>| {
+        let v: Vec<f64> = rows.iter().filter_map(f).collect();
+        (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
+    };
+    let geomean_vs_pocl = geo(&|r: &Row| Some(r.pocl.median_ms? / r.warpfold.median_ms?));
+    let geomean_vs_openmp = geo(&|r: &Row| Some(r.openmp.median_ms? / r.warpfold.median_ms?));
+    Ok(Report { rows, peak_gbs, peak_gflops, geomean_vs_pocl, geomean_vs_openmp })
+}
+
+/// The report as a table for people.
+pub fn table(r: &Report) -> String {
+    let f = |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
+    let mut out = format!(
+        "{:<11} {:>10} {:>8} {:>9} {:>7} {:>10} {:>10} {:>8} {:>8} {:>7}  {}\n",
+        "benchmark", "warpfold", "GB/s", "GFLOP/s", "%peak", "POCL", "OpenMP", "vs POCL", "vs OMP", "JIT ms", "check"
+    );
+    for row in &r.rows {
+        let ms = row.warpfold.median_ms;
+        let gbs = ms.map(|m| row.bytes as f64 / (m * 1e6));
+        let gfl = ms.filter(|_| row.flops > 0).map(|m| row.flops as f64 / (m * 1e6));
+        let bw_bound = row.flops == 0 || (row.bytes as f64) * 4.0 > row.flops as f64;
+        let pct = if bw_bound { gbs.zip(r.peak_gbs).map(|(a, b)| 100.0 * a / b) } else { gfl.zip(r.peak_gflops).map(|(a, b)| 100.0 * a / b) };
+        let ratio = |peer: Option<f64>| peer.zip(ms).map(|(p, w)| p / w);
+        let _ = std::fmt::Write::write_fmt(
+            &mut out,
+            format_args!(
+                "{:<11} {:>8} ms {:>8} {:>9} {:>6}% {:>7} ms {:>7} ms {:>7}x {:>7}x {:>7}  {}{}\n",
+                row.name,
+                f(ms, 3),
+                f(gbs, 1),
+                f(gfl, 1),
+                f(pct, 0),
+                f(row.pocl.median_ms, 3),
+                f(row.openmp.median_ms, 3),
+                f(ratio(row.pocl.median_ms), 2),
+                f(ratio(row.openmp.median_ms), 2),
+                f(Some(row.jit_ms), 0),
+                row.checked,
+                if row.backend == "interp" { " (ran on the interpreter)" } else { "" }
+            ),
+        );
+        for (who, run) in [("warpfold", &row.warpfold), ("POCL", &row.pocl), ("OpenMP", &row.openmp)] {
+            if let Some(e) = &run.error {
+                let _ = std::fmt::Write::write_fmt(&mut out, format_args!("    {who}: {e}\n"));
+            }
+        }
+    }
+    let _ = std::fmt::Write::write_fmt(
+        &mut out,
+        format_args!(
+            "machine peak (OpenMP triad / FMA): {} GB/s, {} GFLOP/s; geometric mean speed-up: {}x vs POCL, {}x vs OpenMP\n",
+            f(r.peak_gbs, 1),
+            f(r.peak_gflops, 1),
+            f(r.geomean_vs_pocl, 2),
+            f(r.geomean_vs_openmp, 2)
+        ),
+    );
+    out
+}
