@@ -80,21 +80,31 @@ fn init(kind: &str, i: u64) -> f32 {
 fn launch_dims(d: &Def) -> ([u32; 3], [u32; 3]) {
     match d.grid2d {
         Some([w, h, bx, by]) => ([w.div_ceil(bx), h.div_ceil(by), 1], [bx, by, 1]),
-        None => (
-            [(d.n as u32).div_ceil(d.block), 1, 1],
-            [d.block, 1, 1],
-        ),
+        None => ([(d.n as u32).div_ceil(d.block), 1, 1], [d.block, 1, 1]),
     }
 }
 
 fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64) {
-    let fail = |e: String| (Run { error: Some(e), ..Default::default() }, String::new(), 0.0);
+    let fail = |e: String| {
+        (
+            Run {
+                error: Some(e),
+                ..Default::default()
+            },
+            String::new(),
+            0.0,
+        )
+    };
     let src = match std::fs::read_to_string(dir.join("kernel.cu")) {
         Ok(s) => s,
         Err(e) => return fail(e.to_string()),
     };
     let dev = Device::new().with_backend(Backend::Cpu);
-    let module = match dev.load_cuda(&src, &format!("{name}/kernel.cu"), &nvrtc::Options::default()) {
+    let module = match dev.load_cuda(
+        &src,
+        &format!("{name}/kernel.cu"),
+        &nvrtc::Options::default(),
+    ) {
         Ok((m, _)) => m,
         Err(e) => return fail(e.to_string()),
     };
@@ -160,22 +170,58 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
     times.sort_by(f64::total_cmp);
     let (out, is_int) = &buffers[out_index];
     let sum: f64 = if *is_int {
-        out.to_vec::<i32>().unwrap_or_default().iter().map(|&x| f64::from(x)).sum()
+        out.to_vec::<i32>()
+            .unwrap_or_default()
+            .iter()
+            .map(|&x| f64::from(x))
+            .sum()
     } else {
-        out.to_vec::<f32>().unwrap_or_default().iter().map(|&x| f64::from(x)).sum()
+        out.to_vec::<f32>()
+            .unwrap_or_default()
+            .iter()
+            .map(|&x| f64::from(x))
+            .sum()
     };
-    (Run { median_ms: Some(times[times.len() / 2]), checksum: Some(sum), error: None }, backend.name().to_string(), jit_ms)
+    (
+        Run {
+            median_ms: Some(times[times.len() / 2]),
+            checksum: Some(sum),
+            error: None,
+        },
+        backend.name().to_string(),
+        jit_ms,
+    )
 }
 
 /// Parse `median_ms=... checksum=...` from a peer's output.
 fn parse_peer(out: std::io::Result<std::process::Output>) -> Run {
     match out {
-        Err(e) => Run { error: Some(e.to_string()), ..Default::default() },
-        Ok(o) if !o.status.success() => Run { error: Some(String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("failed").to_string()), ..Default::default() },
+        Err(e) => Run {
+            error: Some(e.to_string()),
+            ..Default::default()
+        },
+        Ok(o) if !o.status.success() => Run {
+            error: Some(
+                String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("failed")
+                    .to_string(),
+            ),
+            ..Default::default()
+        },
         Ok(o) => {
             let text = String::from_utf8_lossy(&o.stdout);
-            let get = |k: &str| text.split_whitespace().find_map(|w| w.strip_prefix(k)).and_then(|v| v.parse().ok());
-            Run { median_ms: get("median_ms="), checksum: get("checksum="), error: None }
+            let get = |k: &str| {
+                text.split_whitespace()
+                    .find_map(|w| w.strip_prefix(k))
+                    .and_then(|v| v.parse().ok())
+            };
+            Run {
+                median_ms: get("median_ms="),
+                checksum: get("checksum="),
+                error: None,
+            }
         }
     }
 }
@@ -185,7 +231,11 @@ fn build(cmd: &mut Command) -> Result<(), String> {
     if o.status.success() {
         Ok(())
     } else {
-        Err(String::from_utf8_lossy(&o.stderr).lines().take(3).collect::<Vec<_>>().join(" "))
+        Err(String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" "))
     }
 }
 
@@ -202,7 +252,12 @@ pub fn run(opts: &Options) -> Result<Report, String> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.join("bench.toml").exists())
-        .filter(|p| opts.filter.as_deref().is_none_or(|f| p.file_name().is_some_and(|n| n.to_string_lossy().contains(f))))
+        .filter(|p| {
+            opts.filter.as_deref().is_none_or(|f| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().contains(f))
+            })
+        })
         .collect();
     names.sort();
     let work = std::env::temp_dir().join(format!("warpfold-bench-{}", std::process::id()));
@@ -210,12 +265,26 @@ pub fn run(opts: &Options) -> Result<Report, String> {
     let common = opts.dir.join("common");
     let host = work.join("ocl_host");
     let pocl_ok = opts.pocl
-        && build(Command::new("gcc").args(["-O2", "-I"]).arg(&common).arg(common.join("ocl_host.c")).args(["-lOpenCL", "-o"]).arg(&host)).is_ok();
+        && build(
+            Command::new("gcc")
+                .args(["-O2", "-I"])
+                .arg(&common)
+                .arg(common.join("ocl_host.c"))
+                .args(["-lOpenCL", "-o"])
+                .arg(&host),
+        )
+        .is_ok();
     let bar = ProgressBar::new(names.len() as u64 * 3);
-    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}").unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     let mut rows = Vec::new();
     for dir in &names {
-        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let text = std::fs::read_to_string(dir.join("bench.toml")).map_err(|e| e.to_string())?;
         let d: Def = toml::from_str(&text).map_err(|e| format!("{name}/bench.toml: {e}"))?;
         bar.set_message(format!("{name}: warpfold"));
@@ -238,15 +307,35 @@ pub fn run(opts: &Options) -> Result<Report, String> {
                     .output(),
             )
         } else {
-            Run { error: Some("POCL not available (apt-get install pocl-opencl-icd ocl-icd-opencl-dev)".into()), ..Default::default() }
+            Run {
+                error: Some(
+                    "POCL not available (apt-get install pocl-opencl-icd ocl-icd-opencl-dev)"
+                        .into(),
+                ),
+                ..Default::default()
+            }
         };
         bar.inc(1);
         bar.set_message(format!("{name}: OpenMP"));
         let openmp = if opts.openmp {
             let exe = work.join(format!("omp_{name}"));
-            match build(Command::new("gcc").args(["-O3", "-march=native", "-fopenmp", "-o"]).arg(&exe).arg(dir.join("omp.c")).arg("-lm")) {
-                Ok(()) => parse_peer(Command::new(&exe).arg(d.n.to_string()).arg(opts.reps.to_string()).output()),
-                Err(e) => Run { error: Some(format!("gcc: {e}")), ..Default::default() },
+            match build(
+                Command::new("gcc")
+                    .args(["-O3", "-march=native", "-fopenmp", "-o"])
+                    .arg(&exe)
+                    .arg(dir.join("omp.c"))
+                    .arg("-lm"),
+            ) {
+                Ok(()) => parse_peer(
+                    Command::new(&exe)
+                        .arg(d.n.to_string())
+                        .arg(opts.reps.to_string())
+                        .output(),
+                ),
+                Err(e) => Run {
+                    error: Some(format!("gcc: {e}")),
+                    ..Default::default()
+                },
             }
         } else {
             Run::default()
@@ -254,9 +343,17 @@ pub fn run(opts: &Options) -> Result<Report, String> {
         bar.inc(1);
         let mut checks = Vec::new();
         if openmp.checksum.is_some() {
-            checks.push(if close(wf.checksum, openmp.checksum, d.tolerance) { "warpfold=OpenMP" } else { "warpfold!=OpenMP" });
+            checks.push(if close(wf.checksum, openmp.checksum, d.tolerance) {
+                "warpfold=OpenMP"
+            } else {
+                "warpfold!=OpenMP"
+            });
             if pocl.checksum.is_some() {
-                checks.push(if close(pocl.checksum, openmp.checksum, d.tolerance) { "POCL=OpenMP" } else { "POCL!=OpenMP" });
+                checks.push(if close(pocl.checksum, openmp.checksum, d.tolerance) {
+                    "POCL=OpenMP"
+                } else {
+                    "POCL!=OpenMP"
+                });
             }
         }
         rows.push(Row {
@@ -276,15 +373,27 @@ pub fn run(opts: &Options) -> Result<Report, String> {
     let _ = std::fs::remove_dir_all(&work);
     // The machine's measured peaks: the OpenMP triad and FMA benchmarks.
     let rate = |r: &Row, per: u64| r.openmp.median_ms.map(|ms| per as f64 / (ms * 1e6));
-    let peak_gbs = rows.iter().find(|r| r.name == "triad").and_then(|r| rate(r, r.bytes));
-    let peak_gflops = rows.iter().find(|r| r.name == "fma").and_then(|r| rate(r, r.flops));
+    let peak_gbs = rows
+        .iter()
+        .find(|r| r.name == "triad")
+        .and_then(|r| rate(r, r.bytes));
+    let peak_gflops = rows
+        .iter()
+        .find(|r| r.name == "fma")
+        .and_then(|r| rate(r, r.flops));
     let geo = |f: &dyn Fn(&Row) -> Option<f64>| {
         let v: Vec<f64> = rows.iter().filter_map(f).collect();
         (!v.is_empty()).then(|| (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp())
     };
     let geomean_vs_pocl = geo(&|r: &Row| Some(r.pocl.median_ms? / r.warpfold.median_ms?));
     let geomean_vs_openmp = geo(&|r: &Row| Some(r.openmp.median_ms? / r.warpfold.median_ms?));
-    Ok(Report { rows, peak_gbs, peak_gflops, geomean_vs_pocl, geomean_vs_openmp })
+    Ok(Report {
+        rows,
+        peak_gbs,
+        peak_gflops,
+        geomean_vs_pocl,
+        geomean_vs_openmp,
+    })
 }
 
 /// The report as a table for people.
@@ -292,18 +401,35 @@ pub fn table(r: &Report) -> String {
     let f = |x: Option<f64>, p: usize| x.map(|v| format!("{v:.p$}")).unwrap_or_else(|| "-".into());
     let mut out = format!(
         "{:<11} {:>10} {:>8} {:>9} {:>7} {:>10} {:>10} {:>8} {:>8} {:>7}  {}\n",
-        "benchmark", "warpfold", "GB/s", "GFLOP/s", "%peak", "POCL", "OpenMP", "vs POCL", "vs OMP", "JIT ms", "check"
+        "benchmark",
+        "warpfold",
+        "GB/s",
+        "GFLOP/s",
+        "%peak",
+        "POCL",
+        "OpenMP",
+        "vs POCL",
+        "vs OMP",
+        "JIT ms",
+        "check"
     );
     for row in &r.rows {
         let ms = row.warpfold.median_ms;
         let gbs = ms.map(|m| row.bytes as f64 / (m * 1e6));
-        let gfl = ms.filter(|_| row.flops > 0).map(|m| row.flops as f64 / (m * 1e6));
+        let gfl = ms
+            .filter(|_| row.flops > 0)
+            .map(|m| row.flops as f64 / (m * 1e6));
         let bw_bound = row.flops == 0 || (row.bytes as f64) * 4.0 > row.flops as f64;
-        let pct = if bw_bound { gbs.zip(r.peak_gbs).map(|(a, b)| 100.0 * a / b) } else { gfl.zip(r.peak_gflops).map(|(a, b)| 100.0 * a / b) };
+        let pct = if bw_bound {
+            gbs.zip(r.peak_gbs).map(|(a, b)| 100.0 * a / b)
+        } else {
+            gfl.zip(r.peak_gflops).map(|(a, b)| 100.0 * a / b)
+        };
         let ratio = |peer: Option<f64>| peer.zip(ms).map(|(p, w)| p / w);
-        let _ = std::fmt::Write::write_fmt(
-            &mut out,
-            format_args!(
+        let _ =
+            std::fmt::Write::write_fmt(
+                &mut out,
+                format_args!(
                 "{:<11} {:>8} ms {:>8} {:>9} {:>6}% {:>7} ms {:>7} ms {:>7}x {:>7}x {:>7}  {}{}\n",
                 row.name,
                 f(ms, 3),
@@ -318,8 +444,12 @@ pub fn table(r: &Report) -> String {
                 row.checked,
                 if row.backend == "interp" { " (ran on the interpreter)" } else { "" }
             ),
-        );
-        for (who, run) in [("warpfold", &row.warpfold), ("POCL", &row.pocl), ("OpenMP", &row.openmp)] {
+            );
+        for (who, run) in [
+            ("warpfold", &row.warpfold),
+            ("POCL", &row.pocl),
+            ("OpenMP", &row.openmp),
+        ] {
             if let Some(e) = &run.error {
                 let _ = std::fmt::Write::write_fmt(&mut out, format_args!("    {who}: {e}\n"));
             }

@@ -356,7 +356,13 @@ fn run(a: RunArgs) -> Res<()> {
 }
 
 fn bench(a: BenchArgs) -> Res<()> {
-    let opts = warpfold_bench::Options { dir: a.dir, filter: a.filter, reps: a.reps.max(1), pocl: !a.no_pocl, openmp: true };
+    let opts = warpfold_bench::Options {
+        dir: a.dir,
+        filter: a.filter,
+        reps: a.reps.max(1),
+        pocl: !a.no_pocl,
+        openmp: true,
+    };
     let report = warpfold_bench::run(&opts)?;
     print!("{}", warpfold_bench::table(&report));
     if let Some(p) = a.json {

@@ -88,6 +88,8 @@ pub(crate) struct Gen<'a> {
     n: u32,
     descs: Vec<Box<InstKind>>,
     reg_bits: Vec<u32>,
+    /// Registers kept as one scalar for the warp (see `uniform`).
+    pub(crate) uniform: Vec<bool>,
     /// Current block id (for collective waits).
     pub(crate) cur_id: u32,
     /// Backward-jump targets that first check for cancellation.
@@ -221,8 +223,15 @@ impl<'a> Gen<'a> {
         match v {
             Value::Reg(r) => {
                 let rb = self.reg_bits[r.0 as usize];
-                let x = self.t();
-                self.line(&format!("{x} = load {}, {}* %r{}", vt(rb), vt(rb), r.0));
+                let x = if self.uniform[r.0 as usize] {
+                    let s = self.t();
+                    self.line(&format!("{s} = load i{rb}, i{rb}* %r{}", r.0));
+                    self.splat(&format!("i{rb}"), &s)
+                } else {
+                    let x = self.t();
+                    self.line(&format!("{x} = load {}, {}* %r{}", vt(rb), vt(rb), r.0));
+                    x
+                };
                 if rb == 1 && bits != 1 {
                     return self.conv(&x, 1, bits, false);
                 }
@@ -262,6 +271,13 @@ impl<'a> Gen<'a> {
         } else {
             self.conv(v, bits, rb, signed)
         };
+        if self.uniform[r.0 as usize] {
+            // Written once, in the entry block, by every lane alike.
+            let e = self.t();
+            self.line(&format!("{e} = extractelement {} {v}, i32 0", vt(rb)));
+            self.line(&format!("store i{rb} {e}, i{rb}* %r{}", r.0));
+            return;
+        }
         let old = self.t();
         let new = self.t();
         self.line(&format!("{old} = load {}, {}* %r{}", vt(rb), vt(rb), r.0));
@@ -656,6 +672,7 @@ pub fn emit(
         n: 0,
         descs: Vec::new(),
         reg_bits: reg_bits.clone(),
+        uniform: crate::uniform::uniform_regs(m, p),
         cur_id: 0,
         checks: Vec::new(),
         allocas: String::new(),
@@ -665,7 +682,11 @@ pub fn emit(
     ));
     // Allocas for registers and warp bookkeeping (promoted to SSA by mem2reg).
     for (i, b) in reg_bits.iter().enumerate() {
-        g.line(&format!("%r{i} = alloca {}", vt(*b)));
+        if g.uniform[i] {
+            g.line(&format!("%r{i} = alloca i{b}"));
+        } else {
+            g.line(&format!("%r{i} = alloca {}", vt(*b)));
+        }
     }
     g.line("%next = alloca <32 x i32>");
     g.line("%mask = alloca <32 x i1>");
@@ -717,11 +738,15 @@ pub fn emit(
         g.line(&format!("br i1 {z}, label %fresh, label %resume"));
         g.emit_label("fresh");
         for (i, b) in reg_bits.iter().enumerate() {
-            g.line(&format!(
-                "store {} zeroinitializer, {}* %r{i}",
-                vt(*b),
-                vt(*b)
-            ));
+            if g.uniform[i] {
+                g.line(&format!("store i{b} 0, i{b}* %r{i}"));
+            } else {
+                g.line(&format!(
+                    "store {} zeroinitializer, {}* %r{i}",
+                    vt(*b),
+                    vt(*b)
+                ));
+            }
         }
         g.line("br label %dispatch");
         g.emit_label("resume");
@@ -732,7 +757,21 @@ pub fn emit(
             "{q} = getelementptr i8, i8* %st, i64 {}",
             reg_offsets[i]
         ));
-        if *b == 1 {
+        if g.uniform[i] {
+            let sb = (*b).max(8);
+            let c = g.t();
+            let v = g.t();
+            g.line(&format!("{c} = bitcast i8* {q} to i{sb}*"));
+            g.line(&format!("{v} = load i{sb}, i{sb}* {c}"));
+            let v = if *b == 1 {
+                let t = g.t();
+                g.line(&format!("{t} = trunc i8 {v} to i1"));
+                t
+            } else {
+                v
+            };
+            g.line(&format!("store i{b} {v}, i{b}* %r{i}"));
+        } else if *b == 1 {
             let c = g.t();
             let v = g.t();
             let mv = g.t();
@@ -938,6 +977,21 @@ pub fn emit(
             "{q} = getelementptr i8, i8* %st, i64 {}",
             reg_offsets[i]
         ));
+        if g.uniform[i] {
+            let sb = (*b).max(8);
+            let v = g.load_scalar(&format!("r{i}"), &format!("i{b}"));
+            let v = if *b == 1 {
+                let t = g.t();
+                g.line(&format!("{t} = zext i1 {v} to i8"));
+                t
+            } else {
+                v
+            };
+            let c = g.t();
+            g.line(&format!("{c} = bitcast i8* {q} to i{sb}*"));
+            g.line(&format!("store i{sb} {v}, i{sb}* {c}"));
+            continue;
+        }
         let v = g.load_scalar(&format!("r{i}"), &vt(*b));
         if *b == 1 {
             let c = g.t();

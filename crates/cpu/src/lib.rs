@@ -14,6 +14,7 @@ mod helpers;
 mod jit;
 mod lower;
 mod prepare;
+mod uniform;
 
 pub use prepare::Unsupported;
 

@@ -1,0 +1,165 @@
+//! Registers that hold one value for the whole warp, kept as scalars.
+//!
+//! The safe, simple case: a register with a single definition, in the
+//! entry block (which runs exactly once, with every lane, before any
+//! divergence, when no branch leads back to it), by an unguarded
+//! instruction whose result cannot differ between lanes (parameters,
+//! `%ctaid`/`%ntid`, constants and arithmetic on such values). Kernel
+//! parameters, base addresses and sizes are of this kind; keeping them
+//! scalar shrinks the vector state live across the dispatcher.
+
+use crate::prepare::Prepared;
+use warpfold_ir::*;
+
+fn defs(k: &InstKind) -> Vec<Reg> {
+    let mut out = Vec::new();
+    let none = |_: Reg| {};
+    let _ = none;
+    match k {
+        InstKind::Mov { dst, .. }
+        | InstKind::AddrOf { dst, .. }
+        | InstKind::Int { dst, .. }
+        | InstKind::Float { dst, .. }
+        | InstKind::Set { dst, .. }
+        | InstKind::Selp { dst, .. }
+        | InstKind::Slct { dst, .. }
+        | InstKind::PredOp { dst, .. }
+        | InstKind::Testp { dst, .. }
+        | InstKind::IsSpace { dst, .. }
+        | InstKind::Cvt { dst, .. }
+        | InstKind::Cvta { dst, .. }
+        | InstKind::Pack { dst, .. }
+        | InstKind::Activemask { dst }
+        | InstKind::ReadSpecial { dst, .. }
+        | InstKind::Vote { dst, .. }
+        | InstKind::Redux { dst, .. } => out.push(*dst),
+        InstKind::Carry { dst, carry_out, .. } => {
+            out.push(*dst);
+            out.extend(carry_out.iter());
+        }
+        InstKind::Setp { dst, dst2, .. } => {
+            out.push(*dst);
+            out.extend(dst2.iter());
+        }
+        InstKind::Unpack { dsts, .. } | InstKind::Ld { dsts, .. } => {
+            out.extend(dsts.iter().flatten())
+        }
+        InstKind::Atom { dst, .. } => out.extend(dst.iter()),
+        InstKind::Bar { dst, .. } => out.extend(dst.iter()),
+        InstKind::Shfl { dst, pred_dst, .. } | InstKind::Match { dst, pred_dst, .. } => {
+            out.push(*dst);
+            out.extend(pred_dst.iter());
+        }
+        InstKind::Call { rets, .. }
+        | InstKind::CallIndirect { rets, .. }
+        | InstKind::Builtin { rets, .. } => {
+            out.extend(rets.iter().filter_map(|r| {
+                if let CallArg::Reg(r) = r {
+                    Some(*r)
+                } else {
+                    None
+                }
+            }));
+        }
+        InstKind::St { .. }
+        | InstKind::Fence
+        | InstKind::WarpSync { .. }
+        | InstKind::Trap
+        | InstKind::Nop => {}
+    }
+    out
+}
+
+/// The operands of an instruction that can be uniform, or `None` when its
+/// result may differ between lanes.
+fn uniform_operands(m: &Module, k: &InstKind) -> Option<Vec<Value>> {
+    let addr_regs = |a: &Address| -> Option<Vec<Value>> {
+        match a.base {
+            AddrBase::Reg(r) => Some(vec![Value::Reg(r)]),
+            AddrBase::Symbol(Symbol::Local(_)) => None,
+            AddrBase::Symbol(_) | AddrBase::None => Some(vec![]),
+        }
+    };
+    Some(match k {
+        InstKind::Mov { src, .. } => vec![*src],
+        InstKind::Int { args, .. } | InstKind::Float { args, .. } => args.clone(),
+        InstKind::Setp { a, b, combine, .. } | InstKind::Set { a, b, combine, .. } => {
+            let mut v = vec![*a, *b];
+            v.extend(combine.iter().map(|c| c.1));
+            v
+        }
+        InstKind::Selp { a, b, c, .. } | InstKind::Slct { a, b, c, .. } => vec![*a, *b, *c],
+        InstKind::PredOp { a, b, .. } => vec![*a, *b],
+        InstKind::Testp { a, .. } | InstKind::Cvt { src: a, .. } => vec![*a],
+        InstKind::Cvta { space, src, .. } if *space != Space::Local => vec![*src],
+        InstKind::AddrOf { sym, .. } => match sym {
+            Symbol::Local(_) | Symbol::Function(_) => return None,
+            Symbol::Global(g) if m.globals.get(*g).is_none() => return None,
+            _ => vec![],
+        },
+        InstKind::Ld {
+            space: Space::Param | Space::Const,
+            addr,
+            ..
+        } => addr_regs(addr)?,
+        InstKind::ReadSpecial { sreg, .. } => match sreg {
+            Special::Ctaid(_)
+            | Special::Ntid(_)
+            | Special::Nctaid(_)
+            | Special::WarpId
+            | Special::NWarpId
+            | Special::GridId
+            | Special::DynamicSmemSize
+            | Special::TotalSmemSize
+            | Special::EnvReg(_) => vec![],
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// Which registers are warp-uniform scalars.
+pub fn uniform_regs(m: &Module, p: &Prepared) -> Vec<bool> {
+    let f = &p.func;
+    let mut uni = vec![false; f.regs.len()];
+    let Some(&entry) = p.order.first() else {
+        return uni;
+    };
+    // The entry block must run once: no branch may lead back to it.
+    let targets_entry = f.blocks.values().any(|b| match &b.term {
+        Some(Terminator::Jump(t)) => *t == entry,
+        Some(Terminator::Branch { then, els, .. }) => *then == entry || *els == entry,
+        _ => false,
+    });
+    if targets_entry {
+        return uni;
+    }
+    let mut ndefs = vec![0u32; f.regs.len()];
+    for b in f.blocks.values() {
+        for i in &b.insts {
+            for d in defs(&i.kind) {
+                ndefs[d.0 as usize] += 1;
+            }
+        }
+    }
+    for i in &f.blocks[entry].insts {
+        if i.guard.is_some() {
+            continue;
+        }
+        let Some(ops) = uniform_operands(m, &i.kind) else {
+            continue;
+        };
+        if !ops.iter().all(|v| match v {
+            Value::Imm(_) => true,
+            Value::Reg(r) => uni[r.0 as usize],
+        }) {
+            continue;
+        }
+        for d in defs(&i.kind) {
+            if ndefs[d.0 as usize] == 1 {
+                uni[d.0 as usize] = true;
+            }
+        }
+    }
+    uni
+}
