@@ -306,7 +306,7 @@ pub fn run(opts: &Options) -> Result<Report, String> {
                     .args(&d.args)
                     .output(),
             )
-        } else {
+        } else if opts.pocl {
             Run {
                 error: Some(
                     "POCL not available (apt-get install pocl-opencl-icd ocl-icd-opencl-dev)"
@@ -314,6 +314,8 @@ pub fn run(opts: &Options) -> Result<Report, String> {
                 ),
                 ..Default::default()
             }
+        } else {
+            Run::default()
         };
         bar.inc(1);
         bar.set_message(format!("{name}: OpenMP"));

@@ -90,6 +90,12 @@ pub(crate) struct Gen<'a> {
     reg_bits: Vec<u32>,
     /// Registers kept as one scalar for the warp (see `uniform`).
     pub(crate) uniform: Vec<bool>,
+    /// Registers live into some block (others are written without blends).
+    pub(crate) live: Vec<bool>,
+    /// Whether the instruction being emitted is guarded.
+    pub(crate) guarded: bool,
+    /// Registers declared `.f32`/`.f64`: they may hold non-canonical NaNs.
+    pub(crate) float_reg: Vec<Option<Ty>>,
     /// Current block id (for collective waits).
     pub(crate) cur_id: u32,
     /// Backward-jump targets that first check for cancellation.
@@ -219,7 +225,37 @@ impl<'a> Gen<'a> {
     }
 
     /// A source operand as `<32 x i{bits}>`.
+    /// A source operand as `<32 x i{bits}>` for a use that sees its bits:
+    /// NaNs in float registers are made canonical here (float arithmetic
+    /// leaves them as the CPU made them; NaN-ness does not depend on the
+    /// payload, so only where bits are observed does it matter).
     pub(crate) fn val(&mut self, v: Value, bits: u32) -> String {
+        let x = self.val_raw(v, bits);
+        if let Value::Reg(r) = v {
+            if let Some(t) = self.float_reg[r.0 as usize] {
+                if t.bits() == bits {
+                    let f = self.t();
+                    self.line(&format!(
+                        "{f} = bitcast {} {x} to <32 x {}>",
+                        vt(bits),
+                        fty(t)
+                    ));
+                    let c = self.canon(&f, t);
+                    let b = self.t();
+                    self.line(&format!(
+                        "{b} = bitcast <32 x {}> {c} to {}",
+                        fty(t),
+                        vt(bits)
+                    ));
+                    return b;
+                }
+            }
+        }
+        x
+    }
+
+    /// A source operand's bits as they are in the register.
+    pub(crate) fn val_raw(&mut self, v: Value, bits: u32) -> String {
         match v {
             Value::Reg(r) => {
                 let rb = self.reg_bits[r.0 as usize];
@@ -276,6 +312,11 @@ impl<'a> Gen<'a> {
             let e = self.t();
             self.line(&format!("{e} = extractelement {} {v}, i32 0", vt(rb)));
             self.line(&format!("store i{rb} {e}, i{rb}* %r{}", r.0));
+            return;
+        }
+        if !self.guarded && !self.live[r.0 as usize] {
+            // Dead in the lanes not running: no need to keep their values.
+            self.line(&format!("store {} {v}, {}* %r{}", vt(rb), vt(rb), r.0));
             return;
         }
         let old = self.t();
@@ -520,7 +561,7 @@ impl<'a> Gen<'a> {
 
     pub(crate) fn fval(&mut self, v: Value, t: Ty) -> String {
         let bits = t.bits();
-        let x = self.val(v, bits);
+        let x = self.val_raw(v, bits);
         let f = self.t();
         self.line(&format!(
             "{f} = bitcast {} {x} to <32 x {}>",
@@ -612,7 +653,8 @@ impl<'a> Gen<'a> {
         let mut r = r;
         // abs/neg keep NaN payloads (as the interpreter does); arithmetic
         // gives the canonical NaN.
-        if !matches!(op, FloatOp::Abs | FloatOp::Neg) {
+        let dst_is_float = self.float_reg[dst.0 as usize] == Some(t);
+        if !matches!(op, FloatOp::Abs | FloatOp::Neg) && !dst_is_float {
             r = self.canon(&r, t);
         }
         if ftz {
@@ -673,6 +715,13 @@ pub fn emit(
         descs: Vec::new(),
         reg_bits: reg_bits.clone(),
         uniform: crate::uniform::uniform_regs(m, p),
+        live: crate::uniform::live_anywhere(p),
+        guarded: false,
+        float_reg: f
+            .regs
+            .values()
+            .map(|r| matches!(r.ty, Ty::F32 | Ty::F64).then_some(r.ty))
+            .collect(),
         cur_id: 0,
         checks: Vec::new(),
         allocas: String::new(),

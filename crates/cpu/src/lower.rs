@@ -278,6 +278,7 @@ pub(crate) fn emit_inst(
     succ: Option<u32>,
 ) -> R {
     let exec = exec_mask(g, inst);
+    g.guarded = inst.guard.is_some();
     match &inst.kind {
         InstKind::Mov { ty, dst, src } => {
             let bits = if *ty == Ty::Pred { 1 } else { ty.bits() };

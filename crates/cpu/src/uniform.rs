@@ -163,3 +163,153 @@ pub fn uniform_regs(m: &Module, p: &Prepared) -> Vec<bool> {
     }
     uni
 }
+
+/// Registers an instruction reads (including guards and call arguments).
+fn uses(i: &Inst) -> Vec<Reg> {
+    let mut out: Vec<Reg> = Vec::new();
+    let mut v = |x: &Value| {
+        if let Value::Reg(r) = x {
+            out.push(*r);
+        }
+    };
+    let mut vals: Vec<Value> = Vec::new();
+    let addr = |a: &Address, vals: &mut Vec<Value>| {
+        if let AddrBase::Reg(r) = a.base {
+            vals.push(Value::Reg(r));
+        }
+    };
+    match &i.kind {
+        InstKind::Mov { src, .. } => vals.push(*src),
+        InstKind::AddrOf { .. } | InstKind::Activemask { .. } | InstKind::ReadSpecial { .. } => {}
+        InstKind::Int { args, .. } | InstKind::Float { args, .. } => vals.extend(args),
+        InstKind::Carry { a, b, carry_in, .. } => {
+            vals.extend([*a, *b]);
+            vals.extend(carry_in.iter().map(|r| Value::Reg(*r)));
+        }
+        InstKind::Setp { a, b, combine, .. } | InstKind::Set { a, b, combine, .. } => {
+            vals.extend([*a, *b]);
+            vals.extend(combine.iter().map(|c| c.1));
+        }
+        InstKind::Selp { a, b, c, .. } | InstKind::Slct { a, b, c, .. } => {
+            vals.extend([*a, *b, *c])
+        }
+        InstKind::PredOp { a, b, .. } => vals.extend([*a, *b]),
+        InstKind::Testp { a, .. }
+        | InstKind::IsSpace { src: a, .. }
+        | InstKind::Cvt { src: a, .. }
+        | InstKind::Cvta { src: a, .. } => vals.push(*a),
+        InstKind::Pack { parts, .. } => vals.extend(parts),
+        InstKind::Unpack { src, .. } => vals.push(*src),
+        InstKind::Ld { addr: a, .. } => addr(a, &mut vals),
+        InstKind::St { srcs, addr: a, .. } => {
+            vals.extend(srcs);
+            addr(a, &mut vals);
+        }
+        InstKind::Atom {
+            addr: a, a: x, b, ..
+        } => {
+            addr(a, &mut vals);
+            vals.push(*x);
+            vals.extend(b.iter());
+        }
+        InstKind::Bar {
+            id, count, pred, ..
+        } => {
+            vals.push(*id);
+            vals.extend(count.iter());
+            vals.extend(pred.iter().map(|p| p.0));
+        }
+        InstKind::Shfl { a, b, c, mask, .. } => vals.extend([*a, *b, *c, *mask]),
+        InstKind::Vote { a, mask, .. }
+        | InstKind::Match { a, mask, .. }
+        | InstKind::Redux { a, mask, .. } => vals.extend([*a, *mask]),
+        InstKind::WarpSync { mask } => vals.push(*mask),
+        InstKind::Call { args, rets, .. } | InstKind::Builtin { args, rets, .. } => {
+            for c in args.iter().chain(rets) {
+                if let CallArg::Reg(r) = c {
+                    vals.push(Value::Reg(*r));
+                }
+            }
+        }
+        InstKind::CallIndirect { target, args, rets } => {
+            vals.push(*target);
+            for c in args.iter().chain(rets) {
+                if let CallArg::Reg(r) = c {
+                    vals.push(Value::Reg(*r));
+                }
+            }
+        }
+        InstKind::Fence | InstKind::Trap | InstKind::Nop => {}
+    }
+    vals.iter().for_each(&mut v);
+    if let Some((g, _)) = i.guard {
+        out.push(g);
+    }
+    out
+}
+
+/// Registers live on entry to some block. A register that never is can be
+/// written without keeping other lanes' old values (they are dead): each
+/// group of lanes that runs a block defines it before reading it.
+pub fn live_anywhere(p: &Prepared) -> Vec<bool> {
+    let f = &p.func;
+    let n = f.regs.len();
+    let nb = f.blocks.len();
+    // Per block: upward-exposed uses and kills (unguarded definitions).
+    let mut ue = vec![vec![false; n]; nb];
+    let mut kill = vec![vec![false; n]; nb];
+    for (bid, b) in f.blocks.iter() {
+        let (u, k) = (&mut ue[bid.0 as usize], &mut kill[bid.0 as usize]);
+        for i in &b.insts {
+            for r in uses(i) {
+                if !k[r.0 as usize] {
+                    u[r.0 as usize] = true;
+                }
+            }
+            // Guarded or partial definitions keep other lanes' values.
+            let partial = i.guard.is_some()
+                || matches!(
+                    i.kind,
+                    InstKind::Atom { .. }
+                        | InstKind::Call { .. }
+                        | InstKind::CallIndirect { .. }
+                        | InstKind::Builtin { .. }
+                );
+            if !partial {
+                for d in defs(&i.kind) {
+                    k[d.0 as usize] = true;
+                }
+            }
+        }
+        match &b.term {
+            Some(Terminator::Branch { pred, .. }) if !k[pred.0 as usize] => {
+                u[pred.0 as usize] = true
+            }
+            _ => {}
+        }
+    }
+    let succs = |b: &Block| -> Vec<usize> {
+        match &b.term {
+            Some(Terminator::Jump(t)) => vec![t.0 as usize],
+            Some(Terminator::Branch { then, els, .. }) => vec![then.0 as usize, els.0 as usize],
+            _ => vec![],
+        }
+    };
+    let mut live_in = ue.clone();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (bid, b) in f.blocks.iter() {
+            let bi = bid.0 as usize;
+            for s in succs(b) {
+                for r in 0..n {
+                    if live_in[s][r] && !kill[bi][r] && !live_in[bi][r] {
+                        live_in[bi][r] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    (0..n).map(|r| (0..nb).any(|b| live_in[b][r])).collect()
+}
