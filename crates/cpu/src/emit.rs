@@ -801,6 +801,10 @@ pub fn emit(
         g.emit_label("resume");
     }
     for (i, b) in reg_bits.iter().enumerate() {
+        // Only registers live across blocks survive a return to the driver.
+        if !g.live[i] {
+            continue;
+        }
         let q = g.t();
         g.line(&format!(
             "{q} = getelementptr i8, i8* %st, i64 {}",
@@ -1021,6 +1025,10 @@ pub fn emit(
         g.line(&format!("store i32 1, i32* {c}"));
     }
     for (i, b) in reg_bits.iter().enumerate() {
+        // Only registers live across blocks survive a return to the driver.
+        if !g.live[i] {
+            continue;
+        }
         let q = g.t();
         g.line(&format!(
             "{q} = getelementptr i8, i8* %st, i64 {}",
