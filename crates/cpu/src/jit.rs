@@ -98,6 +98,14 @@ pub fn compile(ir: &str, helpers: &[(&str, usize)]) -> Result<WarpFn, Unsupporte
     let addr = ee
         .get_function_address("wf_warp")
         .map_err(|e| Unsupported(format!("LLVM JIT: {e:?}")))?;
+    if let Some(path) = std::env::var_os("WARPFOLD_DUMP_CODE") {
+        // Raw machine code of the warp function, for `objdump -b binary`.
+        // SAFETY: reading 16 KiB at the start of freshly emitted code; the
+        // JIT's code section is at least that large for any kernel here.
+        let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, 16384) };
+        let _ = std::fs::write(path, bytes);
+        eprintln!("warpfold: wf_warp at {addr:#x}");
+    }
     // The engine owns the code: keep it alive with the context.
     std::mem::forget(ee);
     // SAFETY: `wf_warp` was generated with exactly this signature.

@@ -28,6 +28,9 @@ use warpfold_interp::{
 use warpfold_ir::shared::{shared_layout, SharedLayout};
 use warpfold_ir::{FuncId, InstKind, Module};
 
+#[repr(align(128))]
+struct CacheLine<T>(T);
+
 /// Largest generated warp function compiled (keeps JIT time to about a second).
 const MAX_IR_LINES: usize = 8000;
 
@@ -149,9 +152,13 @@ pub fn launch(
             }
         }
     }
-    let cancel = AtomicU32::new(0);
+    // Compiled loops poll the cancel flag; keep it on a cache line of its
+    // own, away from the CTA counter both workers update.
+    let cancel_line = Box::new(CacheLine(AtomicU32::new(0)));
+    let cancel = &cancel_line.0;
     let stop = AtomicBool::new(false);
-    let next = AtomicU64::new(0);
+    let next_line = Box::new(CacheLine(AtomicU64::new(0)));
+    let next = &next_line.0;
     let first_error: Mutex<Option<(u64, ExecError)>> = Mutex::new(None);
     let deadline = opts.timeout.map(|t| Instant::now() + t);
     let start = Instant::now();
@@ -213,7 +220,7 @@ pub fn launch(
                     envv[env::CONST_LEN] = inst.const_bank().len() as u64;
                     envv[env::PARAMS_LEN] = params.len() as u64;
                     envv[env::LOCAL_LEN] = nthreads * k.frame_size;
-                    envv[env::CANCEL] = cancel as *const AtomicU32 as u64;
+                    envv[env::CANCEL] = *cancel as *const AtomicU32 as u64;
                     envv[env::TID] = tids.as_ptr() as u64;
                     shared.fill(0);
                     local.fill(0);

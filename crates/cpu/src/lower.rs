@@ -191,6 +191,22 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.emit_label(&lc);
     let bp = g.t();
     g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt(bits)));
+    // All 32 lanes: a plain load (masked loads defeat the prefetchers on
+    // some CPUs); otherwise a masked one, which cannot fault on lanes off.
+    let eb = g.bits_of_mask(exec);
+    let full = g.t();
+    g.line(&format!("{full} = icmp eq i32 {eb}, -1"));
+    let (lf, lm) = (g.label("ld_full"), g.label("ld_masked"));
+    g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
+    g.emit_label(&lf);
+    let v0 = g.t();
+    g.line(&format!(
+        "{v0} = load {}, {}* {bp}, align {size}",
+        vt(bits),
+        vt(bits)
+    ));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lm);
     let v1 = g.t();
     g.line(&format!("{v1} = call {} @llvm.masked.load.v32i{bits}.p0v32i{bits}({}* {bp}, i32 {size}, <32 x i1> {exec}, {} undef)", vt(bits), vt(bits), vt(bits)));
     g.line(&format!("br label %{lj}"));
@@ -205,7 +221,7 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.emit_label(&lj);
     let v = g.t();
     g.line(&format!(
-        "{v} = phi {} [ {v1}, %{lc} ], [ {v2}, %{lg} ]",
+        "{v} = phi {} [ {v0}, %{lf} ], [ {v1}, %{lm} ], [ {v2}, %{lg} ]",
         vt(bits)
     ));
     v
@@ -223,6 +239,20 @@ fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     g.emit_label(&lc);
     let bp = g.t();
     g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt(bits)));
+    // All 32 lanes: a plain store (masked stores are slow on some CPUs).
+    let eb = g.bits_of_mask(exec);
+    let full = g.t();
+    g.line(&format!("{full} = icmp eq i32 {eb}, -1"));
+    let (lf, lm) = (g.label("st_full"), g.label("st_masked"));
+    g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
+    g.emit_label(&lf);
+    g.line(&format!(
+        "store {} {v}, {}* {bp}, align {size}",
+        vt(bits),
+        vt(bits)
+    ));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lm);
     g.line(&format!("call void @llvm.masked.store.v32i{bits}.p0v32i{bits}({} {v}, {}* {bp}, i32 {size}, <32 x i1> {exec})", vt(bits), vt(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lg);
