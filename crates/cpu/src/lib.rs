@@ -298,13 +298,13 @@ fn run_cta(
         };
         set_word(st, state::LIVE, live);
     }
-    let mut finished = vec![false; nwarps];
+    // At most 32 warps: fixed arrays, no allocation per barrier round.
+    let mut finished = [false; 32];
     loop {
-        let mut at_barrier = Vec::new();
-        let mut stuck = Vec::new();
+        let (mut at_barrier, mut stuck) = (0usize, 0usize);
         let mut yielded = false;
-        for w in 0..nwarps {
-            if finished[w] {
+        for (w, done) in finished.iter_mut().enumerate().take(nwarps) {
+            if *done {
                 continue;
             }
             let st = bytes[w * sb..].as_mut_ptr();
@@ -312,14 +312,14 @@ fn run_cta(
             // the environment describes live buffers for this CTA.
             let code = unsafe { (k.func)(st, envv.as_ptr(), w as u32) };
             match code {
-                0 => finished[w] = true,
-                1 => at_barrier.push(w),
+                0 => *done = true,
+                1 => at_barrier += 1,
                 3 => return Ok(()),
                 4 => yielded = true,
-                _ => stuck.push(w),
+                _ => stuck += 1,
             }
         }
-        if finished.iter().all(|f| *f) {
+        if finished[..nwarps].iter().all(|f| *f) {
             return Ok(());
         }
         if yielded {
@@ -327,16 +327,11 @@ fn run_cta(
         }
         // Every warp still running waits at a barrier: release it if all
         // their live lanes are there, at the same place.
-        let running: Vec<usize> = (0..nwarps).filter(|w| !finished[*w]).collect();
         let mut site: Option<u32> = None;
-        let mut ok = stuck.is_empty();
-        for &w in &running {
+        let mut ok = stuck == 0;
+        for w in (0..nwarps).filter(|w| !finished[*w]) {
             let st = &bytes[w * sb..(w + 1) * sb];
-            let (live, wb, s) = (
-                word(st, state::LIVE),
-                word(st, state::WAIT_BAR),
-                word(st, state::BAR_SITE),
-            );
+            let (live, wb, s) = (word(st, state::LIVE), word(st, state::WAIT_BAR), word(st, state::BAR_SITE));
             if wb != live {
                 ok = false;
             }
@@ -352,18 +347,16 @@ fn run_cta(
                 site = Some(s);
             }
         }
-        if !ok || at_barrier.is_empty() {
+        if !ok || at_barrier == 0 {
             return Err(ExecError::Deadlock {
                 kernel: k.name.clone(),
                 block: ctaid,
                 detail: format!(
-                    "no thread can continue: {} warp(s) wait at a barrier, {} warp(s) wait at warp operations whose lanes never arrive",
-                    at_barrier.len(),
-                    stuck.len()
+                    "no thread can continue: {at_barrier} warp(s) wait at a barrier, {stuck} warp(s) wait at warp operations whose lanes never arrive"
                 ),
             });
         }
-        for &w in &running {
+        for w in (0..nwarps).filter(|w| !finished[*w]) {
             set_word(&mut bytes[w * sb..(w + 1) * sb], state::WAIT_BAR, 0);
             set_word(&mut bytes[w * sb..(w + 1) * sb], state::BAR_SITE, 0);
         }
