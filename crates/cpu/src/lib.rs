@@ -32,7 +32,7 @@ use warpfold_ir::{FuncId, InstKind, Module};
 struct CacheLine<T>(T);
 
 /// Largest generated warp function compiled (keeps JIT time to about a second).
-const MAX_IR_LINES: usize = 8000;
+const MAX_IR_LINES: usize = 16000;
 
 /// A kernel compiled for this CPU.
 pub struct CompiledKernel {
