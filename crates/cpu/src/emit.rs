@@ -90,6 +90,8 @@ pub(crate) struct Gen<'a> {
     reg_bits: Vec<u32>,
     /// Registers kept as one scalar for the warp (see `uniform`).
     pub(crate) uniform: Vec<bool>,
+    /// Registers computed again on resume instead of saved (see `uniform`).
+    pub(crate) remat: Vec<bool>,
     /// Registers live into some block (others are written without blends).
     pub(crate) live: Vec<bool>,
     /// Whether the instruction being emitted is guarded.
@@ -716,6 +718,7 @@ pub fn emit(
         reg_bits: reg_bits.clone(),
         uniform: crate::uniform::uniform_regs(m, p),
         live: crate::uniform::live_anywhere(p),
+        remat: Vec::new(),
         guarded: false,
         float_reg: f
             .regs
@@ -726,6 +729,8 @@ pub fn emit(
         checks: Vec::new(),
         allocas: String::new(),
     };
+    let (remat, remat_insts) = crate::uniform::rematerialisable(m, p);
+    g.remat = remat;
     g.out.push_str(&format!(
         "define i32 @wf_warp(i8* %st, i64* %env, i32 %warp) #0 {{\nentry:\n;ALLOCAS\n"
     ));
@@ -801,8 +806,9 @@ pub fn emit(
         g.emit_label("resume");
     }
     for (i, b) in reg_bits.iter().enumerate() {
-        // Only registers live across blocks survive a return to the driver.
-        if !g.live[i] {
+        // Only registers live across blocks survive a return to the driver,
+        // and of those, ones computed again on resume are not kept.
+        if !g.live[i] || g.remat[i] {
             continue;
         }
         let q = g.t();
@@ -839,6 +845,13 @@ pub fn emit(
             g.line(&format!("{v} = load {}, {}* {c}, align 4", vt(*b), vt(*b)));
             g.line(&format!("store {} {v}, {}* %r{i}", vt(*b), vt(*b)));
         }
+    }
+    // Values computed again rather than saved: the entry block's pure
+    // instructions, for every lane.
+    g.line(&format!("store <32 x i1> {}, <32 x i1>* %mask", sc(1, 1)));
+    for inst in &remat_insts {
+        let mut waited = false;
+        crate::lower::emit_inst(&mut g, inst, false, &mut waited, None)?;
     }
     g.line("br label %dispatch");
 
@@ -1025,8 +1038,9 @@ pub fn emit(
         g.line(&format!("store i32 1, i32* {c}"));
     }
     for (i, b) in reg_bits.iter().enumerate() {
-        // Only registers live across blocks survive a return to the driver.
-        if !g.live[i] {
+        // Only registers live across blocks survive a return to the driver,
+        // and of those, ones computed again on resume are not kept.
+        if !g.live[i] || g.remat[i] {
             continue;
         }
         let q = g.t();

@@ -331,7 +331,11 @@ fn run_cta(
         let mut ok = stuck == 0;
         for w in (0..nwarps).filter(|w| !finished[*w]) {
             let st = &bytes[w * sb..(w + 1) * sb];
-            let (live, wb, s) = (word(st, state::LIVE), word(st, state::WAIT_BAR), word(st, state::BAR_SITE));
+            let (live, wb, s) = (
+                word(st, state::LIVE),
+                word(st, state::WAIT_BAR),
+                word(st, state::BAR_SITE),
+            );
             if wb != live {
                 ok = false;
             }

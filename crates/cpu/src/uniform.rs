@@ -313,3 +313,68 @@ pub fn live_anywhere(p: &Prepared) -> Vec<bool> {
     }
     (0..n).map(|r| (0..nb).any(|b| live_in[b][r])).collect()
 }
+
+/// Registers that need not survive a return to the CTA driver because they
+/// can be computed again: a single unguarded definition in the entry block
+/// by a pure instruction (no stores, atomics or warp operations; loads only
+/// from the read-only param/const spaces) whose register operands are
+/// themselves of this kind. `%tid`-derived indices and addresses are the
+/// usual ones. Returns the flags and the defining instructions in order.
+pub fn rematerialisable(m: &Module, p: &Prepared) -> (Vec<bool>, Vec<Inst>) {
+    let f = &p.func;
+    let mut remat = vec![false; f.regs.len()];
+    let mut insts = Vec::new();
+    let Some(&entry) = p.order.first() else {
+        return (remat, insts);
+    };
+    let targets_entry = f.blocks.values().any(|b| match &b.term {
+        Some(Terminator::Jump(t)) => *t == entry,
+        Some(Terminator::Branch { then, els, .. }) => *then == entry || *els == entry,
+        _ => false,
+    });
+    if targets_entry {
+        return (remat, insts);
+    }
+    let mut ndefs = vec![0u32; f.regs.len()];
+    for b in f.blocks.values() {
+        for i in &b.insts {
+            for d in defs(&i.kind) {
+                ndefs[d.0 as usize] += 1;
+            }
+        }
+    }
+    for i in &f.blocks[entry].insts {
+        if i.guard.is_some() {
+            continue;
+        }
+        let ops = match &i.kind {
+            InstKind::ReadSpecial { sreg, .. } => match sreg {
+                Special::Clock
+                | Special::Clock64
+                | Special::GlobalTimer
+                | Special::SmId
+                | Special::NSmId => continue,
+                _ => vec![],
+            },
+            k => match uniform_operands(m, k) {
+                Some(ops) => ops,
+                None => continue,
+            },
+        };
+        if !ops.iter().all(|v| match v {
+            Value::Imm(_) => true,
+            Value::Reg(r) => remat[r.0 as usize],
+        }) {
+            continue;
+        }
+        let ds = defs(&i.kind);
+        if ds.is_empty() || ds.iter().any(|d| ndefs[d.0 as usize] != 1) {
+            continue;
+        }
+        for d in ds {
+            remat[d.0 as usize] = true;
+        }
+        insts.push(i.clone());
+    }
+    (remat, insts)
+}
