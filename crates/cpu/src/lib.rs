@@ -23,7 +23,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use warpfold_interp::{
-    DeviceMemory, ExecError, ExecOptions, Instance, LaunchConfig, LaunchStats, MAX_SHARED,
+    validate_launch, DeviceMemory, ExecError, ExecOptions, Instance, LaunchConfig, LaunchStats,
+    MAX_SHARED,
 };
 use warpfold_ir::shared::{shared_layout, SharedLayout};
 use warpfold_ir::{FuncId, InstKind, Module};
@@ -41,6 +42,7 @@ pub struct CompiledKernel {
     frame_size: u64,
     layout: SharedLayout,
     name: String,
+    kernel: FuncId,
     /// Descriptors the per-lane helpers read (addresses are baked into the code).
     _descs: Vec<Box<InstKind>>,
     /// Milliseconds spent compiling.
@@ -91,6 +93,7 @@ pub fn compile(m: &Module, kernel: FuncId) -> Result<CompiledKernel, Unsupported
         frame_size: p.func.frame_size,
         layout,
         name: f.name.clone(),
+        kernel,
         _descs: e.descs,
         compile_ms: t0.elapsed().as_secs_f64() * 1e3,
         llvm_ir: e.ir,
@@ -106,20 +109,15 @@ pub fn launch(
     params: &[u8],
     opts: &ExecOptions,
 ) -> Result<LaunchStats, ExecError> {
+    let Some(func) = inst.module().functions.get(k.kernel) else {
+        return Err(ExecError::BadLaunch(format!(
+            "kernel `{}` is not in this module",
+            k.name
+        )));
+    };
+    validate_launch(func, cfg, params.len())?;
     let bad = |m: String| Err(ExecError::BadLaunch(format!("kernel `{}`: {m}", k.name)));
     let nthreads = cfg.block.iter().map(|&d| u64::from(d)).product::<u64>();
-    if cfg.grid.contains(&0) || cfg.block.contains(&0) {
-        return bad(format!(
-            "grid {:?} and block {:?} must be at least 1 in every dimension",
-            cfg.grid, cfg.block
-        ));
-    }
-    if nthreads > 1024 || cfg.block[2] > 64 {
-        return bad(format!(
-            "block {:?} has {nthreads} threads; at most 1024 (and z at most 64)",
-            cfg.block
-        ));
-    }
     let dyn_base = k.layout.dynamic_base();
     let shared_total = dyn_base + u64::from(cfg.dynamic_shared);
     if shared_total > MAX_SHARED {

@@ -57,21 +57,14 @@ pub struct LaunchStats {
 pub const MAX_SHARED: u64 = 227 * 1024;
 pub const WARP: usize = 32;
 
-/// Run `kernel` of `inst` over the grid. `params` is the kernel's parameter
-/// buffer, laid out as the kernel's `Param::offset`s say.
-pub fn launch(
-    inst: &Instance,
-    mem: &DeviceMemory,
-    kernel: FuncId,
+/// Check a launch against the hardware limits and the kernel's own
+/// (`.reqntid`, `.maxntid`, parameter size), for every backend.
+pub fn validate_launch(
+    func: &warpfold_ir::Function,
     cfg: &LaunchConfig,
-    params: &[u8],
-    opts: &ExecOptions,
-) -> Result<LaunchStats, ExecError> {
-    let module = inst.module();
-    let Some(func) = module.functions.get(kernel).filter(|f| f.is_kernel) else {
-        return Err(ExecError::BadLaunch("no such kernel".into()));
-    };
-    let name = func.name.clone();
+    params_len: usize,
+) -> Result<(), ExecError> {
+    let name = &func.name;
     let bad = |m: String| Err(ExecError::BadLaunch(format!("kernel `{name}`: {m}")));
     let threads_per_cta = cfg.block.iter().map(|&d| u64::from(d)).product::<u64>();
     if cfg.grid.contains(&0) || cfg.block.contains(&0) {
@@ -106,13 +99,32 @@ pub fn launch(
             return bad(format!("the kernel allows at most {limit} threads per block (.maxntid), launched with {threads_per_cta}"));
         }
     }
-    if params.len() as u64 != func.param_bytes {
+    if params_len as u64 != func.param_bytes {
         return bad(format!(
             "parameter buffer is {} bytes, the kernel takes {}",
-            params.len(),
-            func.param_bytes
+            params_len, func.param_bytes
         ));
     }
+    Ok(())
+}
+
+/// Run `kernel` of `inst` over the grid. `params` is the kernel's parameter
+/// buffer, laid out as the kernel's `Param::offset`s say.
+pub fn launch(
+    inst: &Instance,
+    mem: &DeviceMemory,
+    kernel: FuncId,
+    cfg: &LaunchConfig,
+    params: &[u8],
+    opts: &ExecOptions,
+) -> Result<LaunchStats, ExecError> {
+    let module = inst.module();
+    let Some(func) = module.functions.get(kernel).filter(|f| f.is_kernel) else {
+        return Err(ExecError::BadLaunch("no such kernel".into()));
+    };
+    let name = func.name.clone();
+    validate_launch(func, cfg, params.len())?;
+    let bad = |m: String| Err(ExecError::BadLaunch(format!("kernel `{name}`: {m}")));
     let Some(layout) = inst.shared_layout(kernel) else {
         return bad("no shared-memory layout (not a kernel of this module)".into());
     };
