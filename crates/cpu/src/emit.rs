@@ -34,6 +34,12 @@ pub mod state {
     /// Non-zero once registers have been saved (a fresh warp starts from
     /// zeroed registers without reading them).
     pub const STARTED: usize = 148;
+    /// `bar.red` partial results of this warp's arrivals (popc, and, or)
+    /// and the CTA-wide results the driver writes back on release.
+    pub const RED_POPC: usize = 152;
+    pub const RED_AND: usize = 156;
+    pub const RED_OR: usize = 160;
+    pub const RED_RESULT: usize = 164;
     pub const REGS: usize = 256;
 }
 
@@ -949,10 +955,57 @@ pub fn emit(
     ));
 
     // Blocks.
+    // Blocks right after a `bar.red`: their lanes first read the CTA-wide
+    // result the driver stored when it released the barrier.
+    let mut red_after: std::collections::HashMap<BlockId, (BarRed, Reg)> =
+        std::collections::HashMap::new();
+    for bid in &p.order {
+        let b = &f.blocks[*bid];
+        if let (
+            Some(Inst {
+                kind:
+                    InstKind::Bar {
+                        kind: BarKind::Red(op),
+                        dst: Some(d),
+                        ..
+                    },
+                ..
+            }),
+            Some(Terminator::Jump(t)),
+        ) = (b.insts.first(), &b.term)
+        {
+            red_after.insert(*t, (*op, *d));
+        }
+    }
     for (id, bid) in p.order.iter().enumerate() {
         g.cur_id = id as u32;
         g.emit_label(&format!("B{id}"));
         let block = &f.blocks[*bid];
+        if let Some((op, d)) = red_after.get(bid) {
+            let off = state::RED_RESULT
+                + 4 * match op {
+                    BarRed::Popc => 0,
+                    BarRed::And => 1,
+                    BarRed::Or => 2,
+                };
+            let q = g.t();
+            let c = g.t();
+            let v = g.t();
+            g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {off}"));
+            g.line(&format!("{c} = bitcast i8* {q} to i32*"));
+            g.line(&format!("{v} = load i32, i32* {c}"));
+            let sv = g.splat("i32", &v);
+            let mask = g.load_scalar("mask", "<32 x i1>");
+            let bits = if *op == BarRed::Popc { 32 } else { 1 };
+            let val = if bits == 1 {
+                let t = g.t();
+                g.line(&format!("{t} = icmp ne <32 x i32> {sv}, zeroinitializer"));
+                t
+            } else {
+                sv
+            };
+            g.set(*d, &val, bits, false, &mask);
+        }
         let mut waited = false;
         let succ = match &block.term {
             Some(Terminator::Jump(t)) => Some(p.id_of[t.0 as usize]),
@@ -1118,6 +1171,7 @@ declare i64 @wf_cvt(i8*, i64)
 declare i64 @wf_testp(i8*, i64)
 declare i64 @wf_atom(i8*, i64, i64, i64)
 declare i64 @wf_clock()
+declare i32 @llvm.ctpop.i32(i32)
 declare i32 @llvm.vector.reduce.umin.v32i32(<32 x i32>)
 declare i32 @llvm.vector.reduce.or.v32i32(<32 x i32>)
 declare i32 @llvm.vector.reduce.and.v32i32(<32 x i32>)

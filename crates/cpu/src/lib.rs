@@ -295,6 +295,7 @@ fn run_cta(
             (1u32 << lanes) - 1
         };
         set_word(st, state::LIVE, live);
+        set_word(st, state::RED_AND, 1);
     }
     // At most 32 warps: fixed arrays, no allocation per barrier round.
     let mut finished = [false; 32];
@@ -358,9 +359,25 @@ fn run_cta(
                 ),
             });
         }
+        // bar.red: combine the warps' shares; every warp reads the result
+        // when it resumes, and the shares start again.
+        let (mut popc, mut all, mut any) = (0u32, 1u32, 0u32);
         for w in (0..nwarps).filter(|w| !finished[*w]) {
-            set_word(&mut bytes[w * sb..(w + 1) * sb], state::WAIT_BAR, 0);
-            set_word(&mut bytes[w * sb..(w + 1) * sb], state::BAR_SITE, 0);
+            let st = &bytes[w * sb..(w + 1) * sb];
+            popc += word(st, state::RED_POPC);
+            all &= word(st, state::RED_AND);
+            any |= word(st, state::RED_OR);
+        }
+        for w in (0..nwarps).filter(|w| !finished[*w]) {
+            let st = &mut bytes[w * sb..(w + 1) * sb];
+            set_word(st, state::WAIT_BAR, 0);
+            set_word(st, state::BAR_SITE, 0);
+            set_word(st, state::RED_RESULT, popc);
+            set_word(st, state::RED_RESULT + 4, all);
+            set_word(st, state::RED_RESULT + 8, any);
+            set_word(st, state::RED_POPC, 0);
+            set_word(st, state::RED_AND, 1);
+            set_word(st, state::RED_OR, 0);
         }
     }
 }

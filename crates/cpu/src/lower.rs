@@ -836,13 +836,52 @@ pub(crate) fn emit_inst(
         InstKind::WarpSync { mask } => {
             let _ = collective_gate(g, &exec, *mask);
         }
-        InstKind::Bar { .. } => {
+        InstKind::Bar { kind, pred, .. } => {
             // A barrier is alone in its block: the lanes wait; the others
             // (guard false) go on.
             let Some(succ) = succ else {
                 return Err(Unsupported("barrier at the end of a block".into()));
             };
             let eb = g.bits_of_mask(&exec);
+            if let (BarKind::Red(_), Some((p, neg))) = (kind, pred) {
+                // This warp's share of the reduction, accumulated in its state.
+                let pv = g.val(*p, 1);
+                let pv = if *neg { not1(g, &pv) } else { pv };
+                let on = bin(g, "and", 1, &exec, &pv);
+                let ob = g.bits_of_mask(&on);
+                let npv = not1(g, &pv);
+                let off = bin(g, "and", 1, &exec, &npv);
+                let fb = g.bits_of_mask(&off);
+                let field = |g: &mut Gen, o: usize| {
+                    let q = g.t();
+                    let c = g.t();
+                    g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {o}"));
+                    g.line(&format!("{c} = bitcast i8* {q} to i32*"));
+                    c
+                };
+                let pp = field(g, crate::emit::state::RED_POPC);
+                let (old, cnt, new) = (g.t(), g.t(), g.t());
+                g.line(&format!("{old} = load i32, i32* {pp}"));
+                g.line(&format!("{cnt} = call i32 @llvm.ctpop.i32(i32 {ob})"));
+                g.line(&format!("{new} = add i32 {old}, {cnt}"));
+                g.line(&format!("store i32 {new}, i32* {pp}"));
+                let pa = field(g, crate::emit::state::RED_AND);
+                let (olda, none_off, na) = (g.t(), g.t(), g.t());
+                g.line(&format!("{olda} = load i32, i32* {pa}"));
+                g.line(&format!("{none_off} = icmp eq i32 {fb}, 0"));
+                let z = g.t();
+                g.line(&format!("{z} = zext i1 {none_off} to i32"));
+                g.line(&format!("{na} = and i32 {olda}, {z}"));
+                g.line(&format!("store i32 {na}, i32* {pa}"));
+                let po = field(g, crate::emit::state::RED_OR);
+                let (oldo, any, no) = (g.t(), g.t(), g.t());
+                g.line(&format!("{oldo} = load i32, i32* {po}"));
+                g.line(&format!("{any} = icmp ne i32 {ob}, 0"));
+                let z2 = g.t();
+                g.line(&format!("{z2} = zext i1 {any} to i32"));
+                g.line(&format!("{no} = or i32 {oldo}, {z2}"));
+                g.line(&format!("store i32 {no}, i32* {po}"));
+            }
             let wb = g.load_scalar("wait_bar", "i32");
             let wb2 = g.t();
             g.line(&format!("{wb2} = or i32 {wb}, {eb}"));

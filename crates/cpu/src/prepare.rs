@@ -39,8 +39,10 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
                 }
                 InstKind::Builtin { .. } => Some("printf/assert"),
                 InstKind::Match { .. } => Some("match.sync"),
-                InstKind::Bar { kind, count, .. } if *kind != BarKind::Sync || count.is_some() => {
-                    Some("bar.arrive, bar.red and barriers with thread counts")
+                InstKind::Bar { kind, count, .. }
+                    if *kind == BarKind::Arrive || count.is_some() =>
+                {
+                    Some("bar.arrive and barriers with thread counts")
                 }
                 InstKind::AddrOf {
                     sym: Symbol::Function(_),
