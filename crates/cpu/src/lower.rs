@@ -1417,7 +1417,6 @@ fn emit_cvt(
     if matches!(src_ty, Ty::F32 | Ty::F64)
         && !dst_ty.is_float()
         && matches!(db, 32 | 64)
-        && !(ftz && src_ty == Ty::F32 && false)
     {
         let f = g.fval(src, src_ty);
         let f = if ftz { g.ftz(&f, src_ty) } else { f };
