@@ -903,8 +903,48 @@ pub(crate) fn emit_inst(
             g.line("br label %dispatch");
             *waited = true;
         }
-        InstKind::Match { .. }
-        | InstKind::Call { .. }
+        InstKind::Match {
+            all,
+            ty,
+            dst,
+            pred_dst,
+            a,
+            mask,
+        } => {
+            let part = collective_gate(g, &exec, *mask);
+            let bits = ty.bits();
+            let av = g.val(*a, bits);
+            // For each lane, the participating lanes holding the same value.
+            let mut acc = "zeroinitializer".to_string();
+            for k in 0..W {
+                let ak = g.t();
+                g.line(&format!("{ak} = extractelement {} {av}, i32 {k}", vt(bits)));
+                let sk = g.splat(&format!("i{bits}"), &ak);
+                let eq = icmp(g, "eq", bits, &av, &sk);
+                let (sh, on) = (g.t(), g.t());
+                g.line(&format!("{sh} = lshr i32 {part}, {k}"));
+                g.line(&format!("{on} = trunc i32 {sh} to i1"));
+                let onv = g.splat("i1", &on);
+                let eqm = bin(g, "and", 1, &eq, &onv);
+                let add = sel(g, &eqm, 32, &sc(32, 1u64 << k), "zeroinitializer");
+                acc = bin(g, "or", 32, &acc, &add);
+            }
+            if *all {
+                let ps = g.splat("i32", &part);
+                let same = icmp(g, "eq", 32, &acc, &ps);
+                let r = sel(g, &same, 32, &ps, "zeroinitializer");
+                g.set(*dst, &r, 32, false, &exec);
+                if let Some(p) = pred_dst {
+                    g.set(*p, &same, 1, false, &exec);
+                }
+            } else {
+                g.set(*dst, &acc, 32, false, &exec);
+                if let Some(p) = pred_dst {
+                    g.set(*p, &sc(1, 0), 1, false, &exec);
+                }
+            }
+        }
+        InstKind::Call { .. }
         | InstKind::CallIndirect { .. }
         | InstKind::Builtin { .. }
         | InstKind::Trap => {
@@ -1414,10 +1454,7 @@ fn emit_cvt(
     }
     // Float to int, round to integral then saturate (NaN -> 0 or, from
     // f64 or to 64 bits, the sign bit alone, as the PTX ISA says).
-    if matches!(src_ty, Ty::F32 | Ty::F64)
-        && !dst_ty.is_float()
-        && matches!(db, 32 | 64)
-    {
+    if matches!(src_ty, Ty::F32 | Ty::F64) && !dst_ty.is_float() && matches!(db, 32 | 64) {
         let f = g.fval(src, src_ty);
         let f = if ftz { g.ftz(&f, src_ty) } else { f };
         let sfx = if src_ty == Ty::F64 {

@@ -24,6 +24,7 @@ fn is_sync_point(k: &InstKind) -> bool {
         k,
         InstKind::Shfl { .. }
             | InstKind::Vote { .. }
+            | InstKind::Match { .. }
             | InstKind::Redux { .. }
             | InstKind::WarpSync { .. }
             | InstKind::Bar { .. }
@@ -38,7 +39,6 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
                     Some("calls of device functions")
                 }
                 InstKind::Builtin { .. } => Some("printf/assert"),
-                InstKind::Match { .. } => Some("match.sync"),
                 InstKind::Bar { kind, count, .. }
                     if *kind == BarKind::Arrive || count.is_some() =>
                 {
