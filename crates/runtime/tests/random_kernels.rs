@@ -29,9 +29,9 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32) {
     // Warp collectives and barriers only where all lanes are together
     // (depth 0): inside divergent code they are undefined or deadlock.
     let choice = match depth {
-        0 => rng.pick(12),
-        1 | 2 => [0, 1, 2, 3, 4, 5, 6, 8, 9][rng.pick(9)],
-        _ => [0, 1, 2, 3, 4, 5, 6][rng.pick(7)],
+        0 => rng.pick(16),
+        1 | 2 => [0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15][rng.pick(13)],
+        _ => [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15][rng.pick(11)],
     };
     match choice {
         0 => {
@@ -124,6 +124,71 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32) {
             ));
         }
         10 => out.push_str(&format!("  vote.sync.ballot.b32 {}, %p0, -1;\n", r(rng))),
+        12 => {
+            // bit-field and byte operations (per-lane ALU helpers)
+            let (a, b, c) = (r(rng), r(rng), r(rng));
+            let op = match rng.pick(5) {
+                0 => format!("bfe.u32 {}, {a}, {b}, {c};", r(rng)),
+                1 => format!("bfe.s32 {}, {a}, {b}, {c};", r(rng)),
+                2 => format!("prmt.b32 {}, {a}, {b}, {c};", r(rng)),
+                3 => format!("bfi.b32 {}, {a}, {b}, {c}, {};", r(rng), r(rng)),
+                _ => format!("lop3.b32 {}, {a}, {b}, {c}, {};", r(rng), rng.pick(256)),
+            };
+            out.push_str(&format!("  {op}\n"));
+        }
+        13 => {
+            // predicates combined, then selection
+            let op = ["and", "or", "xor"][rng.pick(3)];
+            out.push_str(&format!(
+                "  setp.gt.{op}.s32 %p1, {}, {}, %p0;\n  selp.b32 {}, {}, {}, %p1;\n",
+                r(rng),
+                r(rng),
+                r(rng),
+                r(rng),
+                r(rng)
+            ));
+            out.push_str(&format!(
+                "  setp.ltu.f32 %p1, {}, {};\n  selp.f32 {}, {}, {}, %p1;\n",
+                f(rng),
+                f(rng),
+                f(rng),
+                f(rng),
+                f(rng)
+            ));
+        }
+        14 => {
+            // funnel shifts, wide multiplies, 64-bit arithmetic and back
+            out.push_str(&format!(
+                "  shf.l.wrap.b32 {}, {}, {}, {};\n",
+                r(rng),
+                r(rng),
+                r(rng),
+                r(rng)
+            ));
+            out.push_str(&format!(
+                "  mul.wide.s32 %t64, {}, {};\n  shr.u64 %t64, %t64, 7;\n  cvt.u32.u64 {}, %t64;\n",
+                r(rng),
+                r(rng),
+                r(rng)
+            ));
+        }
+        15 => {
+            // float specials: sqrt, rcp, abs/neg, conversions through f64
+            let op = [
+                "sqrt.rn.f32",
+                "rcp.rn.f32",
+                "abs.f32",
+                "neg.f32",
+                "sqrt.approx.ftz.f32",
+                "ex2.approx.f32",
+            ][rng.pick(6)];
+            out.push_str(&format!("  {op} {}, {};\n", f(rng), f(rng)));
+            out.push_str(&format!(
+                "  cvt.f64.f32 %d0, {};\n  mul.rn.f64 %d0, %d0, %d0;\n  cvt.rn.f32.f64 {}, %d0;\n",
+                f(rng),
+                f(rng)
+            ));
+        }
         _ => {
             // exchange through shared memory across a barrier
             out.push_str(&format!(
@@ -164,7 +229,7 @@ fn kernel(seed: u64) -> String {
     }
     format!(
         ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po)\n{{\n\
-  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .b64 %out, %t64, %sh, %shn;\n  .shared .align 4 .b8 buf[1024];\n\
+  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn;\n  .shared .align 4 .b8 buf[1024];\n\
   mov.u32 %r9, %tid.x;\n  setp.ne.u32 %p0, %r9, 5;\n\
   ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %r9, {};\n  add.s64 %out, %out, %t64;\n\
   mov.u64 %sh, buf;\n  mul.wide.u32 %t64, %r9, 4;\n  add.s64 %sh, %sh, %t64;\n  xor.b32 %r8, %r9, 1;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shn, buf;\n  add.s64 %shn, %shn, %t64;\n\
