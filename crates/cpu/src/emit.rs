@@ -808,7 +808,12 @@ pub fn emit(
                 ));
             }
         }
-        g.line("br label %dispatch");
+        // A fresh warp has every live lane at the entry block: no need to
+        // ask the dispatcher.
+        let lv = g.load_scalar("live", "i32");
+        let lm = g.mask_of_bits(&lv);
+        g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
+        g.line("br label %B0");
         g.emit_label("resume");
     }
     for (i, b) in reg_bits.iter().enumerate() {

@@ -1019,7 +1019,10 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
             g.line(&format!("{l2} = and i32 {live}, {nmb}"));
             g.line(&format!("store i32 {l2}, i32* %live"));
             set_next(g, &sc(32, u64::from(DONE)));
-            g.line("br label %dispatch");
+            // The last lanes out leave directly.
+            let none = g.t();
+            g.line(&format!("{none} = icmp eq i32 {l2}, 0"));
+            g.line(&format!("br i1 {none}, label %leave, label %dispatch"));
         }
     }
 }
