@@ -541,26 +541,20 @@ impl<'a> Gen<'a> {
     pub(crate) fn canon(&mut self, x: &str, t: Ty) -> String {
         let c = self.t();
         let r = self.t();
-        let (ft, nan) = if t == Ty::F64 {
-            ("double", "0x7FFFFFFFFFFFFFFF")
-        } else {
-            ("float", "0x7FFFFFFFE0000000")
-        };
-        let _ = ft;
+        let ft = fty(t);
         self.line(&format!("{c} = fcmp uno <32 x {ft}> {x}, {x}"));
-        // float NaN literal must be representable: build it from bits.
-        let nanv = if t == Ty::F64 {
-            let b = sc(64, 0x7fff_ffff_ffff_ffff);
-            let v = self.t();
-            self.line(&format!("{v} = bitcast <32 x i64> {b} to <32 x double>"));
-            v
+        // The canonical NaN as a bit pattern (float literals cannot say it).
+        let (ib, bits) = if t == Ty::F64 {
+            (64, 0x7fff_ffff_ffff_ffffu64)
         } else {
-            let b = sc(32, 0x7fff_ffff);
-            let v = self.t();
-            self.line(&format!("{v} = bitcast <32 x i32> {b} to <32 x float>"));
-            v
+            (32, 0x7fff_ffff)
         };
-        let _ = nan;
+        let nanv = self.t();
+        self.line(&format!(
+            "{nanv} = bitcast {} {} to <32 x {ft}>",
+            vt(ib),
+            sc(ib, bits)
+        ));
         self.line(&format!(
             "{r} = select <32 x i1> {c}, <32 x {ft}> {nanv}, <32 x {ft}> {x}"
         ));
@@ -1162,7 +1156,6 @@ pub fn emit(
         ir,
         "attributes #0 = {{ nounwind \"target-cpu\"=\"{cpu}\" \"target-features\"=\"{features}\" \"prefer-vector-width\"=\"512\" \"min-legal-vector-width\"=\"512\" }}"
     );
-    let _ = (g.m, g.layout);
     Ok(Emitted {
         ir,
         state_bytes,

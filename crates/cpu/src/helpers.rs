@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::Instant;
 use warpfold_interp::alu;
-use warpfold_ir::{InstKind, Ty};
+use warpfold_ir::InstKind;
 
 /// # Safety
 /// `desc` points to a live `InstKind` owned by the compiled kernel.
@@ -126,6 +126,3 @@ pub fn table() -> Vec<(&'static str, usize)> {
         ("wf_clock", wf_clock as *const () as usize),
     ]
 }
-
-#[allow(dead_code)]
-fn _types(_: Ty) {}

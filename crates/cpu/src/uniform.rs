@@ -13,8 +13,6 @@ use warpfold_ir::*;
 
 fn defs(k: &InstKind) -> Vec<Reg> {
     let mut out = Vec::new();
-    let none = |_: Reg| {};
-    let _ = none;
     match k {
         InstKind::Mov { dst, .. }
         | InstKind::AddrOf { dst, .. }
