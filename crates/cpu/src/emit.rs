@@ -175,6 +175,45 @@ impl<'a> Gen<'a> {
         l
     }
 
+    /// A pointer of type `ty*` to the warp state at byte `off`.
+    pub(crate) fn state_ptr(&mut self, off: usize, ty: &str) -> String {
+        let q = self.t();
+        let c = self.t();
+        self.line(&format!("{q} = getelementptr i8, i8* %st, i64 {off}"));
+        self.line(&format!("{c} = bitcast i8* {q} to {ty}*"));
+        c
+    }
+
+    /// Whether register `i` is kept in the state across a return to the
+    /// driver: only registers live across blocks, and of those not the ones
+    /// computed again on resume.
+    pub(crate) fn saved(&self, i: usize) -> bool {
+        self.live[i] && !self.remat[i]
+    }
+
+    /// (type in the saved state, type of the register's alloca).
+    pub(crate) fn saved_types(&self, i: usize, bits: u32) -> (String, String) {
+        match (self.uniform[i], bits) {
+            (true, 1) => ("i8".into(), "i1".into()),
+            (true, b) => (format!("i{b}"), format!("i{b}")),
+            (false, 1) => ("i32".into(), "<32 x i1>".into()),
+            (false, b) => (vt(b), vt(b)),
+        }
+    }
+
+    /// Convert between the saved and the register form of a value.
+    pub(crate) fn cast(&mut self, v: &str, from: &str, to: &str) -> String {
+        let op = match (from, to) {
+            (f, t) if f == t => return v.to_string(),
+            ("i8", "i1") => "trunc",
+            ("i1", "i8") => "zext",
+            _ => "bitcast",
+        };
+        let r = self.t();
+        self.line(&format!("{r} = {op} {from} {v} to {to}"));
+        r
+    }
+
     pub(crate) fn t(&mut self) -> String {
         self.n += 1;
         format!("%t{}", self.n)
@@ -769,24 +808,15 @@ pub fn emit(
         ("bar_site", state::BAR_SITE),
         ("pick_max", state::PICK_MAX),
     ] {
-        let q = g.t();
-        let c = g.t();
+        let c = g.state_ptr(o, "i32");
         let v = g.t();
-        g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {o}"));
-        g.line(&format!("{c} = bitcast i8* {q} to i32*"));
         g.line(&format!("{v} = load i32, i32* {c}"));
         g.line(&format!("store i32 {v}, i32* %{name}"));
     }
     {
-        let q = g.t();
-        let c = g.t();
+        let c = g.state_ptr(state::STARTED, "i32");
         let v = g.t();
         let z = g.t();
-        g.line(&format!(
-            "{q} = getelementptr i8, i8* %st, i64 {}",
-            state::STARTED
-        ));
-        g.line(&format!("{c} = bitcast i8* {q} to i32*"));
         g.line(&format!("{v} = load i32, i32* {c}"));
         g.line(&format!("{z} = icmp eq i32 {v}, 0"));
         g.line(&format!("br i1 {z}, label %fresh, label %resume"));
@@ -811,45 +841,15 @@ pub fn emit(
         g.emit_label("resume");
     }
     for (i, b) in reg_bits.iter().enumerate() {
-        // Only registers live across blocks survive a return to the driver,
-        // and of those, ones computed again on resume are not kept.
-        if !g.live[i] || g.remat[i] {
+        if !g.saved(i) {
             continue;
         }
-        let q = g.t();
-        g.line(&format!(
-            "{q} = getelementptr i8, i8* %st, i64 {}",
-            reg_offsets[i]
-        ));
-        if g.uniform[i] {
-            let sb = (*b).max(8);
-            let c = g.t();
-            let v = g.t();
-            g.line(&format!("{c} = bitcast i8* {q} to i{sb}*"));
-            g.line(&format!("{v} = load i{sb}, i{sb}* {c}"));
-            let v = if *b == 1 {
-                let t = g.t();
-                g.line(&format!("{t} = trunc i8 {v} to i1"));
-                t
-            } else {
-                v
-            };
-            g.line(&format!("store i{b} {v}, i{b}* %r{i}"));
-        } else if *b == 1 {
-            let c = g.t();
-            let v = g.t();
-            let mv = g.t();
-            g.line(&format!("{c} = bitcast i8* {q} to i32*"));
-            g.line(&format!("{v} = load i32, i32* {c}"));
-            g.line(&format!("{mv} = bitcast i32 {v} to <32 x i1>"));
-            g.line(&format!("store <32 x i1> {mv}, <32 x i1>* %r{i}"));
-        } else {
-            let c = g.t();
-            let v = g.t();
-            g.line(&format!("{c} = bitcast i8* {q} to {}*", vt(*b)));
-            g.line(&format!("{v} = load {}, {}* {c}, align 4", vt(*b), vt(*b)));
-            g.line(&format!("store {} {v}, {}* %r{i}", vt(*b), vt(*b)));
-        }
+        let (mem, val) = g.saved_types(i, *b);
+        let p = g.state_ptr(reg_offsets[i], &mem);
+        let v = g.t();
+        g.line(&format!("{v} = load {mem}, {mem}* {p}, align 4"));
+        let v = g.cast(&v, &mem, &val);
+        g.line(&format!("store {val} {v}, {val}* %r{i}"));
     }
     // Values computed again rather than saved: the entry block's pure
     // instructions, for every lane.
@@ -987,11 +987,8 @@ pub fn emit(
                     BarRed::And => 1,
                     BarRed::Or => 2,
                 };
-            let q = g.t();
-            let c = g.t();
+            let c = g.state_ptr(off, "i32");
             let v = g.t();
-            g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {off}"));
-            g.line(&format!("{c} = bitcast i8* {q} to i32*"));
             g.line(&format!("{v} = load i32, i32* {c}"));
             let sv = g.splat("i32", &v);
             let mask = g.load_scalar("mask", "<32 x i1>");
@@ -1068,10 +1065,7 @@ pub fn emit(
         ("pick_max", state::PICK_MAX),
     ] {
         let v = g.load_scalar(name, "i32");
-        let q = g.t();
-        let c = g.t();
-        g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {o}"));
-        g.line(&format!("{c} = bitcast i8* {q} to i32*"));
+        let c = g.state_ptr(o, "i32");
         g.line(&format!("store i32 {v}, i32* {c}"));
     }
     {
@@ -1080,53 +1074,18 @@ pub fn emit(
         g.line(&format!("{alldone} = icmp eq i32 {lv}, 0"));
         g.line(&format!("br i1 {alldone}, label %saved, label %save_regs"));
         g.emit_label("save_regs");
-        let q = g.t();
-        let c = g.t();
-        g.line(&format!(
-            "{q} = getelementptr i8, i8* %st, i64 {}",
-            state::STARTED
-        ));
-        g.line(&format!("{c} = bitcast i8* {q} to i32*"));
+        let c = g.state_ptr(state::STARTED, "i32");
         g.line(&format!("store i32 1, i32* {c}"));
     }
     for (i, b) in reg_bits.iter().enumerate() {
-        // Only registers live across blocks survive a return to the driver,
-        // and of those, ones computed again on resume are not kept.
-        if !g.live[i] || g.remat[i] {
+        if !g.saved(i) {
             continue;
         }
-        let q = g.t();
-        g.line(&format!(
-            "{q} = getelementptr i8, i8* %st, i64 {}",
-            reg_offsets[i]
-        ));
-        if g.uniform[i] {
-            let sb = (*b).max(8);
-            let v = g.load_scalar(&format!("r{i}"), &format!("i{b}"));
-            let v = if *b == 1 {
-                let t = g.t();
-                g.line(&format!("{t} = zext i1 {v} to i8"));
-                t
-            } else {
-                v
-            };
-            let c = g.t();
-            g.line(&format!("{c} = bitcast i8* {q} to i{sb}*"));
-            g.line(&format!("store i{sb} {v}, i{sb}* {c}"));
-            continue;
-        }
-        let v = g.load_scalar(&format!("r{i}"), &vt(*b));
-        if *b == 1 {
-            let c = g.t();
-            let bv = g.t();
-            g.line(&format!("{c} = bitcast i8* {q} to i32*"));
-            g.line(&format!("{bv} = bitcast <32 x i1> {v} to i32"));
-            g.line(&format!("store i32 {bv}, i32* {c}"));
-        } else {
-            let c = g.t();
-            g.line(&format!("{c} = bitcast i8* {q} to {}*", vt(*b)));
-            g.line(&format!("store {} {v}, {}* {c}, align 4", vt(*b), vt(*b)));
-        }
+        let (mem, val) = g.saved_types(i, *b);
+        let v = g.load_scalar(&format!("r{i}"), &val);
+        let v = g.cast(&v, &val, &mem);
+        let p = g.state_ptr(reg_offsets[i], &mem);
+        g.line(&format!("store {mem} {v}, {mem}* {p}, align 4"));
     }
     g.line("br label %saved");
     g.emit_label("saved");

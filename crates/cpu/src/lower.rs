@@ -852,13 +852,7 @@ pub(crate) fn emit_inst(
                 let npv = not1(g, &pv);
                 let off = bin(g, "and", 1, &exec, &npv);
                 let fb = g.bits_of_mask(&off);
-                let field = |g: &mut Gen, o: usize| {
-                    let q = g.t();
-                    let c = g.t();
-                    g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {o}"));
-                    g.line(&format!("{c} = bitcast i8* {q} to i32*"));
-                    c
-                };
+                let field = |g: &mut Gen, o: usize| g.state_ptr(o, "i32");
                 let pp = field(g, crate::emit::state::RED_POPC);
                 let (old, cnt, new) = (g.t(), g.t(), g.t());
                 g.line(&format!("{old} = load i32, i32* {pp}"));
