@@ -214,6 +214,25 @@ impl<'a> Gen<'a> {
         r
     }
 
+    /// Stop if the watchdog says so (to `cancelled`), else count one unit
+    /// of the warp's budget: go on to `go`, or to `out` when it runs out.
+    pub(crate) fn poll(&mut self, go: &str, out: &str) {
+        let cp = self.env(env::CANCEL);
+        let (p, v, stop) = (self.t(), self.t(), self.t());
+        self.line(&format!("{p} = inttoptr i64 {cp} to i32*"));
+        self.line(&format!("{v} = load volatile i32, i32* {p}"));
+        self.line(&format!("{stop} = icmp ne i32 {v}, 0"));
+        let more = self.label("budget");
+        self.line(&format!("br i1 {stop}, label %cancelled, label %{more}"));
+        self.emit_label(&more);
+        let b = self.load_scalar("budget", "i32");
+        let (b2, z) = (self.t(), self.t());
+        self.line(&format!("{b2} = sub i32 {b}, 1"));
+        self.line(&format!("store i32 {b2}, i32* %budget"));
+        self.line(&format!("{z} = icmp eq i32 {b2}, 0"));
+        self.line(&format!("br i1 {z}, label %{out}, label %{go}"));
+    }
+
     pub(crate) fn t(&mut self) -> String {
         self.n += 1;
         format!("%t{}", self.n)
@@ -863,35 +882,12 @@ pub fn emit(
     // Dispatcher. It also polls the cancel flag and, after many visits,
     // yields (divergent loops pass through here on every trip).
     g.emit_label("dispatch");
-    {
-        let cp = g.env(env::CANCEL);
-        let p = g.t();
-        let v = g.t();
-        let stop = g.t();
-        g.line(&format!("{p} = inttoptr i64 {cp} to i32*"));
-        g.line(&format!("{v} = load volatile i32, i32* {p}"));
-        g.line(&format!("{stop} = icmp ne i32 {v}, 0"));
-        g.line(&format!(
-            "br i1 {stop}, label %cancelled, label %dispatch_budget"
-        ));
-        g.emit_label("dispatch_budget");
-        let b = g.load_scalar("budget", "i32");
-        let b2 = g.t();
-        let z = g.t();
-        g.line(&format!("{b2} = sub i32 {b}, 1"));
-        g.line(&format!("store i32 {b2}, i32* %budget"));
-        g.line(&format!("{z} = icmp eq i32 {b2}, 0"));
-        g.line(
-            "br i1 %__z, label %dispatch_yield, label %dispatch_go"
-                .replace("%__z", &z)
-                .as_str(),
-        );
-        g.emit_label("dispatch_yield");
-        g.line("store i1 true, i1* %yielded");
-        g.line("store i32 1, i32* %pick_max");
-        g.line("br label %leave");
-        g.emit_label("dispatch_go");
-    }
+    g.poll("dispatch_go", "dispatch_yield");
+    g.emit_label("dispatch_yield");
+    g.line("store i1 true, i1* %yielded");
+    g.line("store i32 1, i32* %pick_max");
+    g.line("br label %leave");
+    g.emit_label("dispatch_go");
     let next = g.load_scalar("next", "<32 x i32>");
     let wc = g.load_scalar("wait_coll", "i32");
     let wb = g.load_scalar("wait_bar", "i32");
@@ -1022,28 +1018,12 @@ pub fn emit(
     // Loops check for cancellation (the watchdog) on their way back.
     for (l, id) in std::mem::take(&mut g.checks) {
         g.emit_label(&l);
-        let cp = g.env(env::CANCEL);
-        let p = g.t();
-        let v = g.t();
-        let stop = g.t();
-        g.line(&format!("{p} = inttoptr i64 {cp} to i32*"));
-        g.line(&format!("{v} = load volatile i32, i32* {p}"));
-        g.line(&format!("{stop} = icmp ne i32 {v}, 0"));
-        let go = g.label("loopgo");
-        g.line(&format!("br i1 {stop}, label %cancelled, label %{go}"));
         // After many trips round loops the warp yields, so warps that wait
         // on each other through memory all make progress.
-        g.emit_label(&go);
-        let b = g.load_scalar("budget", "i32");
-        let b2 = g.t();
-        let z = g.t();
-        g.line(&format!("{b2} = sub i32 {b}, 1"));
-        g.line(&format!("store i32 {b2}, i32* %budget"));
-        g.line(&format!("{z} = icmp eq i32 {b2}, 0"));
         let y = g.label("yield");
-        g.line(&format!("br i1 {z}, label %{y}, label %B{id}"));
+        g.poll(&format!("B{id}"), &y);
         g.emit_label(&y);
-        crate::lower::set_next_pub(&mut g, &sc(32, u64::from(id)));
+        crate::lower::set_next(&mut g, &sc(32, u64::from(id)));
         g.line("store i1 true, i1* %yielded");
         g.line("store i32 1, i32* %pick_max");
         g.line("br label %leave");

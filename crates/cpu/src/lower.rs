@@ -951,11 +951,7 @@ pub(crate) fn emit_inst(
 }
 
 /// next = target for the lanes of the group.
-pub(crate) fn set_next_pub(g: &mut Gen, target: &str) {
-    set_next(g, target)
-}
-
-fn set_next(g: &mut Gen, target: &str) {
+pub(crate) fn set_next(g: &mut Gen, target: &str) {
     let mask = g.load_scalar("mask", "<32 x i1>");
     let next = g.load_scalar("next", "<32 x i32>");
     let n2 = sel(g, &mask, 32, target, &next);
