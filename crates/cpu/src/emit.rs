@@ -437,18 +437,35 @@ impl<'a> Gen<'a> {
             Helper::Float | Helper::Atom => 3,
             Helper::Cvt | Helper::Testp => 1,
         };
-        // A loop over the lanes through stack buffers (allocated once, in
-        // the entry block): compact IR however many helpers a kernel uses.
+        self.lane_loop(args, nargs, exec, |g, xs| {
+            let mut call_args = vec![format!("i8* inttoptr (i64 {dp} to i8*)")];
+            call_args.extend(xs.iter().map(|x| format!("i64 {x}")));
+            let r = g.t();
+            g.line(&format!("{r} = call i64 @{name}({})", call_args.join(", ")));
+            r
+        })
+    }
+
+    /// Run `body` once per executing lane, in lane order, on the lanes'
+    /// elements of `args` (as i64, `0` past `args.len()` up to `nargs`);
+    /// gives the <32 x i64> of its results (0 in idle lanes). A loop through
+    /// stack buffers (allocated once, in the entry block) keeps the IR
+    /// compact however many such operations a kernel has.
+    pub(crate) fn lane_loop(
+        &mut self,
+        args: &[String],
+        nargs: usize,
+        exec: Option<&str>,
+        body: impl FnOnce(&mut Self, &[String]) -> String,
+    ) -> String {
         let exec_bits = exec.map(|e| self.bits_of_mask(e));
         let mut bufs = Vec::new();
-        for k in 0..nargs {
+        for (k, a) in args.iter().enumerate() {
             let b = format!("%lanebuf{}_{k}", self.n);
             let _ = writeln!(self.allocas, "  {b} = alloca [32 x i64], align 64");
-            if let Some(a) = args.get(k) {
-                let vp = self.t();
-                self.line(&format!("{vp} = bitcast [32 x i64]* {b} to <32 x i64>*"));
-                self.line(&format!("store <32 x i64> {a}, <32 x i64>* {vp}, align 64"));
-            }
+            let vp = self.t();
+            self.line(&format!("{vp} = bitcast [32 x i64]* {b} to <32 x i64>*"));
+            self.line(&format!("store <32 x i64> {a}, <32 x i64>* {vp}, align 64"));
             bufs.push(b);
         }
         let res = format!("%laneres{}", self.n);
@@ -483,22 +500,22 @@ impl<'a> Gen<'a> {
             None => self.line(&format!("br label %{call}")),
         }
         self.emit_label(&call);
-        let mut call_args = vec![format!("i8* inttoptr (i64 {dp} to i8*)")];
-        for (k, b) in bufs.iter().enumerate() {
-            if args.get(k).is_some() {
-                let p = self.t();
-                let v = self.t();
-                self.line(&format!(
-                    "{p} = getelementptr [32 x i64], [32 x i64]* {b}, i32 0, i32 {i}"
-                ));
-                self.line(&format!("{v} = load i64, i64* {p}"));
-                call_args.push(format!("i64 {v}"));
-            } else {
-                call_args.push("i64 0".into());
+        let mut xs = Vec::new();
+        for k in 0..nargs {
+            match bufs.get(k) {
+                Some(b) => {
+                    let p = self.t();
+                    let v = self.t();
+                    self.line(&format!(
+                        "{p} = getelementptr [32 x i64], [32 x i64]* {b}, i32 0, i32 {i}"
+                    ));
+                    self.line(&format!("{v} = load i64, i64* {p}"));
+                    xs.push(v);
+                }
+                None => xs.push("0".into()),
             }
         }
-        let r = self.t();
-        self.line(&format!("{r} = call i64 @{name}({})", call_args.join(", ")));
+        let r = body(self, &xs);
         let rp = self.t();
         self.line(&format!(
             "{rp} = getelementptr [32 x i64], [32 x i64]* {res}, i32 0, i32 {i}"
@@ -642,6 +659,74 @@ impl<'a> Gen<'a> {
         self.set(dst, &x, bits, false, exec);
     }
 
+    fn widen_f64(&mut self, x: &str, t: Ty) -> String {
+        if t == Ty::F64 {
+            return x.to_string();
+        }
+        let w = self.t();
+        self.line(&format!(
+            "{w} = fpext <32 x float> {x} to <32 x double>"
+        ));
+        w
+    }
+
+    /// Round an f64 result to `t` into the name `r`.
+    fn narrow_f64(&mut self, q: &str, t: Ty, r: &str) {
+        if t == Ty::F64 {
+            self.line(&format!(
+                "{r} = fadd <32 x double> {q}, {}",
+                fsplat(Ty::F64, "-0.0")
+            ));
+        } else {
+            self.line(&format!(
+                "{r} = fptrunc <32 x double> {q} to <32 x float>"
+            ));
+        }
+    }
+
+    /// `div.approx.f32` exactly as warpfold-fp defines it: the rounded
+    /// quotient, except a signed zero (NaN for infinite or NaN `a`) for
+    /// 2^126 < |b| < inf, and `a * (1/b)` for subnormal `b`.
+    fn div_approx_f32(&mut self, a: &str, b: &str, ftz: bool) -> String {
+        let f = "<32 x float>";
+        let big = fsplat(Ty::F32, "0x47D0000000000000"); // 2^126
+        let inf = fsplat(Ty::F32, "0x7FF0000000000000");
+        let tiny = fsplat(Ty::F32, "0x3810000000000000"); // 2^-126
+        let (ab, q, huge_lo, huge_hi, huge) = (self.t(), self.t(), self.t(), self.t(), self.t());
+        self.line(&format!("{ab} = call {f} @llvm.fabs.v32f32({f} {b})"));
+        self.line(&format!("{q} = fdiv {f} {a}, {b}"));
+        self.line(&format!("{huge_lo} = fcmp ogt {f} {ab}, {big}"));
+        self.line(&format!("{huge_hi} = fcmp olt {f} {ab}, {inf}"));
+        self.line(&format!("{huge} = and <32 x i1> {huge_lo}, {huge_hi}"));
+        let mut res = q;
+        if !ftz {
+            let (sub_lo, sub_hi, sub, rc, m, sel) =
+                (self.t(), self.t(), self.t(), self.t(), self.t(), self.t());
+            self.line(&format!("{sub_lo} = fcmp olt {f} {ab}, {tiny}"));
+            self.line(&format!("{sub_hi} = fcmp one {f} {ab}, zeroinitializer"));
+            self.line(&format!("{sub} = and <32 x i1> {sub_lo}, {sub_hi}"));
+            self.line(&format!("{rc} = fdiv {f} {}, {b}", fsplat(Ty::F32, "1.0")));
+            self.line(&format!("{m} = fmul {f} {a}, {rc}"));
+            self.line(&format!("{sel} = select <32 x i1> {sub}, {f} {m}, {f} {res}"));
+            res = sel;
+        }
+        let (aa, afin, prod, z, hz, nan, out) =
+            (self.t(), self.t(), self.t(), self.t(), self.t(), self.t(), self.t());
+        self.line(&format!("{aa} = call {f} @llvm.fabs.v32f32({f} {a})"));
+        self.line(&format!("{afin} = fcmp olt {f} {aa}, {inf}"));
+        self.line(&format!("{prod} = fmul {f} {a}, {b}"));
+        self.line(&format!(
+            "{z} = call {f} @llvm.copysign.v32f32({f} zeroinitializer, {f} {prod})"
+        ));
+        self.line(&format!(
+            "{nan} = bitcast <32 x i32> {} to {f}",
+            sc(32, 0x7fff_ffff)
+        ));
+        self.line(&format!("{hz} = select <32 x i1> {afin}, {f} {z}, {f} {nan}"));
+        self.line(&format!("{out} = select <32 x i1> {huge}, {f} {hz}, {f} {res}"));
+        out
+    }
+
     /// Inline float arithmetic for f32/f64 in round-to-nearest; `false`
     /// when the operation needs the exact per-lane helper.
     pub(crate) fn float_inline(
@@ -669,6 +754,13 @@ impl<'a> Gen<'a> {
             | FloatOp::Sqrt(FloatKind::Approx) => true,
             FloatOp::Abs | FloatOp::Neg => true,
             FloatOp::Min { nan: false } | FloatOp::Max { nan: false } => true,
+            // The interpreter's approximations are IEEE operations in f64 or
+            // libm calls (see warpfold-fp `approx`), so these forms give the
+            // same bits.
+            FloatOp::Rcp(FloatKind::Approx) => t == Ty::F32,
+            FloatOp::Rcp(FloatKind::Rounded(Round::Nearest)) => true,
+            FloatOp::Rsqrt => t == Ty::F32 || !ftz,
+            FloatOp::Ex2 | FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos => t == Ty::F32,
             _ => false,
         };
         if !simple {
@@ -690,7 +782,38 @@ impl<'a> Gen<'a> {
                 "{r} = call {ftype} @llvm.fma.{sfx}({ftype} {}, {ftype} {}, {ftype} {})",
                 xs[0], xs[1], xs[2]
             )),
+            FloatOp::Div(FloatKind::Approx) => {
+                let q = self.div_approx_f32(&xs[0], &xs[1], ftz);
+                self.line(&format!("{r} = fadd {ftype} {q}, {}", fsplat(t, "-0.0")));
+            }
             FloatOp::Div(_) => self.line(&format!("{r} = fdiv {ftype} {}, {}", xs[0], xs[1])),
+            FloatOp::Rcp(_) => self.line(&format!(
+                "{r} = fdiv {ftype} {}, {}",
+                fsplat(t, "1.0"),
+                xs[0]
+            )),
+            FloatOp::Rsqrt => {
+                let x = self.widen_f64(&xs[0], t);
+                let s = self.t();
+                let q = self.t();
+                let d = "<32 x double>";
+                self.line(&format!("{s} = call {d} @llvm.sqrt.v32f64({d} {x})"));
+                self.line(&format!("{q} = fdiv {d} {}, {s}", fsplat(Ty::F64, "1.0")));
+                self.narrow_f64(&q, t, &r);
+            }
+            FloatOp::Ex2 | FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos => {
+                let name = match op {
+                    FloatOp::Ex2 => "exp2",
+                    FloatOp::Lg2 => "log2",
+                    FloatOp::Sin => "sin",
+                    _ => "cos",
+                };
+                let x = self.widen_f64(&xs[0], t);
+                let q = self.t();
+                let d = "<32 x double>";
+                self.line(&format!("{q} = call {d} @llvm.{name}.v32f64({d} {x})"));
+                self.narrow_f64(&q, t, &r);
+            }
             FloatOp::Sqrt(_) => self.line(&format!(
                 "{r} = call {ftype} @llvm.sqrt.{sfx}({ftype} {})",
                 xs[0]
@@ -778,11 +901,7 @@ pub fn emit(
         live: crate::uniform::live_anywhere(p),
         remat: Vec::new(),
         guarded: false,
-        float_reg: f
-            .regs
-            .values()
-            .map(|r| matches!(r.ty, Ty::F32 | Ty::F64).then_some(r.ty))
-            .collect(),
+        float_reg: crate::uniform::lazily_canonical_floats(p),
         cur_id: 0,
         checks: Vec::new(),
         allocas: String::new(),
@@ -1125,6 +1244,10 @@ declare <32 x float> @llvm.fma.v32f32(<32 x float>, <32 x float>, <32 x float>)
 declare <32 x double> @llvm.fma.v32f64(<32 x double>, <32 x double>, <32 x double>)
 declare <32 x float> @llvm.sqrt.v32f32(<32 x float>)
 declare <32 x double> @llvm.sqrt.v32f64(<32 x double>)
+declare <32 x double> @llvm.exp2.v32f64(<32 x double>)
+declare <32 x double> @llvm.log2.v32f64(<32 x double>)
+declare <32 x double> @llvm.sin.v32f64(<32 x double>)
+declare <32 x double> @llvm.cos.v32f64(<32 x double>)
 declare <32 x float> @llvm.minnum.v32f32(<32 x float>, <32 x float>)
 declare <32 x double> @llvm.minnum.v32f64(<32 x double>, <32 x double>)
 declare <32 x float> @llvm.maxnum.v32f32(<32 x float>, <32 x float>)

@@ -662,6 +662,7 @@ pub(crate) fn emit_inst(
         }
         InstKind::Atom {
             space,
+            op,
             ty,
             dst,
             addr,
@@ -675,7 +676,15 @@ pub(crate) fn emit_inst(
                 Some(b) => g.to64(*b, ty.bits()),
                 None => sc(64, 0),
             };
-            let r = g.call_lanes(Helper::Atom, inst.kind.clone(), &[h, x, y], Some(&exec));
+            let r = match atomic_rmw(*op, *ty) {
+                Some(rmw) => {
+                    let n = ty.bits();
+                    g.lane_loop(&[h, x, y], 3, Some(&exec), |g, xs| {
+                        inline_atomic(g, rmw, n, xs)
+                    })
+                }
+                None => g.call_lanes(Helper::Atom, inst.kind.clone(), &[h, x, y], Some(&exec)),
+            };
             if let Some(d) = dst {
                 let bits = ty.bits();
                 let r = g.conv(&r, 64, bits, false);
@@ -1553,4 +1562,83 @@ fn fty_of(t: Ty) -> &'static str {
     } else {
         "float"
     }
+}
+
+/// The LLVM form of an atomic the interpreter's `atom_apply` defines the same
+/// way; `None` sends it to the per-lane helper.
+#[derive(Clone, Copy)]
+enum Rmw {
+    Op(&'static str),
+    FAdd,
+    Cas,
+}
+
+fn atomic_rmw(op: AtomOp, ty: Ty) -> Option<Rmw> {
+    let bits = ty.bits();
+    if bits != 32 && bits != 64 {
+        return None;
+    }
+    let float = matches!(ty, Ty::F32 | Ty::F64);
+    Some(match op {
+        AtomOp::Add if float => Rmw::FAdd,
+        _ if float && !matches!(op, AtomOp::Exch | AtomOp::Cas) => return None,
+        AtomOp::Add => Rmw::Op("add"),
+        AtomOp::And => Rmw::Op("and"),
+        AtomOp::Or => Rmw::Op("or"),
+        AtomOp::Xor => Rmw::Op("xor"),
+        AtomOp::Exch => Rmw::Op("xchg"),
+        AtomOp::Min if ty.is_signed() => Rmw::Op("min"),
+        AtomOp::Max if ty.is_signed() => Rmw::Op("max"),
+        AtomOp::Min => Rmw::Op("umin"),
+        AtomOp::Max => Rmw::Op("umax"),
+        AtomOp::Cas => Rmw::Cas,
+        AtomOp::Inc | AtomOp::Dec => return None,
+    })
+}
+
+/// One lane's atomic: `xs` = address, operand, compare-operand (i64 each);
+/// gives the old value as i64.
+fn inline_atomic(g: &mut Gen, rmw: Rmw, bits: u32, xs: &[String]) -> String {
+    let it = format!("i{bits}");
+    let (p, old) = (g.t(), g.t());
+    g.line(&format!("{p} = inttoptr i64 {} to {it}*", xs[0]));
+    let a = narrow_i64(g, &xs[1], bits);
+    match rmw {
+        Rmw::Op(name) => g.line(&format!(
+            "{old} = atomicrmw {name} {it}* {p}, {it} {a} monotonic"
+        )),
+        Rmw::FAdd => {
+            let ft = if bits == 64 { "double" } else { "float" };
+            let (fp, fa, fo) = (g.t(), g.t(), g.t());
+            g.line(&format!("{fp} = bitcast {it}* {p} to {ft}*"));
+            g.line(&format!("{fa} = bitcast {it} {a} to {ft}"));
+            g.line(&format!(
+                "{fo} = atomicrmw fadd {ft}* {fp}, {ft} {fa} monotonic"
+            ));
+            g.line(&format!("{old} = bitcast {ft} {fo} to {it}"));
+        }
+        Rmw::Cas => {
+            let b = narrow_i64(g, &xs[2], bits);
+            let pair = g.t();
+            g.line(&format!(
+                "{pair} = cmpxchg {it}* {p}, {it} {a}, {it} {b} monotonic monotonic"
+            ));
+            g.line(&format!("{old} = extractvalue {{ {it}, i1 }} {pair}, 0"));
+        }
+    }
+    if bits == 64 {
+        return old;
+    }
+    let w = g.t();
+    g.line(&format!("{w} = zext {it} {old} to i64"));
+    w
+}
+
+fn narrow_i64(g: &mut Gen, x: &str, bits: u32) -> String {
+    if bits == 64 {
+        return x.to_string();
+    }
+    let r = g.t();
+    g.line(&format!("{r} = trunc i64 {x} to i{bits}"));
+    r
 }

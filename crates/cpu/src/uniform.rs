@@ -376,3 +376,32 @@ pub fn rematerialisable(m: &Module, p: &Prepared) -> (Vec<bool>, Vec<Inst>) {
     }
     (remat, insts)
 }
+
+/// Float registers whose NaNs may be left as the CPU made them and made
+/// canonical only where bits are observed: every definition is float
+/// arithmetic that gives the canonical NaN on the GPU. A register also
+/// written by a load, move, atomic, abs/neg and so on must keep those bits,
+/// so its arithmetic definitions canonicalise at once instead.
+pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
+    let f = &p.func;
+    let mut out: Vec<Option<Ty>> = f
+        .regs
+        .values()
+        .map(|r| matches!(r.ty, Ty::F32 | Ty::F64).then_some(r.ty))
+        .collect();
+    for b in f.blocks.values() {
+        for i in &b.insts {
+            let arithmetic = matches!(
+                &i.kind,
+                InstKind::Float { op, .. }
+                    if !matches!(op, FloatOp::Abs | FloatOp::Neg | FloatOp::Copysign)
+            );
+            if !arithmetic {
+                for d in defs(&i.kind) {
+                    out[d.0 as usize] = None;
+                }
+            }
+        }
+    }
+    out
+}

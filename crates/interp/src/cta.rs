@@ -269,11 +269,21 @@ impl<'c, 'a> Cta<'c, 'a> {
                 }
             }
             let same = self.step(w, group)?;
-            if !same {
+            // Re-pick at every block start too: lanes that left a loop
+            // earlier wait there, and merging them is what reconverges.
+            if !same || self.at_block_start(w, group) {
                 group = 0;
             }
         }
         Ok(progress)
+    }
+
+    fn at_block_start(&self, w: usize, group: u32) -> bool {
+        let leader = w * WARP + group.trailing_zeros() as usize;
+        self.threads[leader]
+            .frames
+            .last()
+            .map_or(false, |f| f.idx == 0)
     }
 
     /// Whether the group's next instruction is an atomic or volatile load

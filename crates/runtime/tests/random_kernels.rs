@@ -181,8 +181,35 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32) {
                 "neg.f32",
                 "sqrt.approx.ftz.f32",
                 "ex2.approx.f32",
-            ][rng.pick(6)];
+                "ex2.approx.ftz.f32",
+                "lg2.approx.f32",
+                "sin.approx.f32",
+                "cos.approx.ftz.f32",
+                "rsqrt.approx.f32",
+                "rsqrt.approx.ftz.f32",
+                "rcp.approx.f32",
+                "rcp.approx.ftz.f32",
+            ][rng.pick(14)];
             out.push_str(&format!("  {op} {}, {};\n", f(rng), f(rng)));
+            let op = ["div.approx.f32", "div.approx.ftz.f32", "div.full.f32"][rng.pick(3)];
+            out.push_str(&format!("  {op} {}, {}, {};\n", f(rng), f(rng), f(rng)));
+            // an atomic in this warp's own part of shared memory (so the old
+            // values do not depend on how warps interleave)
+            out.push_str(&format!(
+                "  and.b32 %ra, {}, 60;\n  shr.u32 %rb, %r9, 5;\n  shl.b32 %rb, %rb, 8;\n  add.u32 %ra, %ra, %rb;\n  cvt.u64.u32 %ta, %ra;\n  mov.u64 %t64, buf;\n  add.s64 %ta, %ta, %t64;\n  add.s64 %ta, %ta, 512;\n",
+                r(rng)
+            ));
+            let atom = match rng.pick(5) {
+                0 => format!("atom.shared.add.f32 {}, [%ta], {};", f(rng), f(rng)),
+                1 => format!("atom.shared.cas.b32 {}, [%ta], {}, {};", r(rng), r(rng), r(rng)),
+                k => {
+                    let op = ["add.u32", "min.s32", "max.u32", "xor.b32", "exch.b32", "inc.u32"]
+                        [rng.pick(6)];
+                    let _ = k;
+                    format!("atom.shared.{op} {}, [%ta], {};", r(rng), r(rng))
+                }
+            };
+            out.push_str(&format!("  {atom}\n"));
             out.push_str(&format!(
                 "  cvt.f64.f32 %d0, {};\n  mul.rn.f64 %d0, %d0, %d0;\n  cvt.rn.f32.f64 {}, %d0;\n",
                 f(rng),
@@ -229,7 +256,7 @@ fn kernel(seed: u64) -> String {
     }
     format!(
         ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po)\n{{\n\
-  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn;\n  .shared .align 4 .b8 buf[1024];\n\
+  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn, %ta;\n  .reg .b32 %ra, %rb;\n  .shared .align 4 .b8 buf[1024];\n\
   mov.u32 %r9, %tid.x;\n  setp.ne.u32 %p0, %r9, 5;\n\
   ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %r9, {};\n  add.s64 %out, %out, %t64;\n\
   mov.u64 %sh, buf;\n  mul.wide.u32 %t64, %r9, 4;\n  add.s64 %sh, %sh, %t64;\n  xor.b32 %r8, %r9, 1;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shn, buf;\n  add.s64 %shn, %shn, %t64;\n\

@@ -198,3 +198,49 @@ fn out_of_bounds_names_block_thread_line_and_address_and_host_stays_intact() {
     // The input is untouched.
     assert!(input.to_vec::<f32>().unwrap().iter().all(|&x| x == 1.0));
 }
+
+#[test]
+fn float_registers_keep_loaded_nan_payloads_and_arithmetic_canonicalises() {
+    let input: Vec<u32> = vec![0x7fc0_1234, 0xffff_ffdf, 0x7f80_0001, 0x3f80_0000];
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new().with_backend(backend);
+        let m = module(&dev);
+        let a = dev.buffer_from(&input).unwrap();
+        let out = dev.buffer_zeroed(32).unwrap();
+        m.kernel("nan_payloads")
+            .unwrap()
+            .launch([1, 1, 1], [4, 1, 1], 0, &[Arg::Buffer(&a), Arg::Buffer(&out), Arg::U32(4)])
+            .unwrap();
+        let got: Vec<u32> = out
+            .to_bytes()
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        assert_eq!(&got[..4], &input[..], "{backend:?}: copies keep the bits");
+        assert_eq!(
+            &got[4..],
+            &[0x7fff_ffff, 0x7fff_ffff, 0x7fff_ffff, 0x3f80_0000],
+            "{backend:?}: arithmetic gives the canonical NaN"
+        );
+    }
+}
+
+#[test]
+fn lanes_reconverge_after_a_loop_with_different_trip_counts() {
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new().with_backend(backend);
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(32 * 4).unwrap();
+        m.kernel("reconverge_after_loop")
+            .unwrap()
+            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        let got: Vec<u32> = out
+            .to_bytes()
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let want: Vec<u32> = (0..32).map(|i| if i == 0 { 0 } else { 99 + i }).collect();
+        assert_eq!(got, want, "{backend:?}");
+    }
+}
