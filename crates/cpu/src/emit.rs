@@ -793,13 +793,14 @@ impl<'a> Gen<'a> {
                 xs[0]
             )),
             FloatOp::Rsqrt => {
-                let x = self.widen_f64(&xs[0], t);
+                // f32: sqrt then reciprocal in f32 (warpfold-fp's
+                // definition); f64: the same in f64.
+                let x = &xs[0];
                 let s = self.t();
                 let q = self.t();
-                let d = "<32 x double>";
-                self.line(&format!("{s} = call {d} @llvm.sqrt.v32f64({d} {x})"));
-                self.line(&format!("{q} = fdiv {d} {}, {s}", fsplat(Ty::F64, "1.0")));
-                self.narrow_f64(&q, t, &r);
+                self.line(&format!("{s} = call {ftype} @llvm.sqrt.{sfx}({ftype} {x})"));
+                self.line(&format!("{q} = fdiv {ftype} {}, {s}", fsplat(t, "1.0")));
+                self.line(&format!("{r} = fadd {ftype} {q}, {}", fsplat(t, "-0.0")));
             }
             FloatOp::Ex2 | FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos => {
                 let name = match op {

@@ -87,6 +87,10 @@ pub fn compile(ir: &str, helpers: &[(&str, usize)]) -> Result<WarpFn, Unsupporte
         fpm.run_on(&f);
     }
     fpm.finalize();
+    if let Some(path) = std::env::var_os("WARPFOLD_DUMP_OPT") {
+        // The optimised module, as the code generator sees it.
+        let _ = module.print_to_file(std::path::Path::new(&path));
+    }
     let ee = module
         .create_jit_execution_engine(OptimizationLevel::Aggressive)
         .map_err(|e| Unsupported(format!("LLVM JIT: {}", e.to_string_lossy())))?;

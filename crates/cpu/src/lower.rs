@@ -182,6 +182,7 @@ fn contiguous(g: &mut Gen, h: &str, size: u32, exec: &str) -> (String, String) {
 fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     let size = bits / 8;
     let (h0, all) = contiguous(g, h, size, exec);
+    let eb = g.bits_of_mask(exec);
     let (lc, lg, lj) = (
         g.label("ld_contig"),
         g.label("ld_gather"),
@@ -193,7 +194,6 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt(bits)));
     // All 32 lanes: a plain load (masked loads defeat the prefetchers on
     // some CPUs); otherwise a masked one, which cannot fault on lanes off.
-    let eb = g.bits_of_mask(exec);
     let full = g.t();
     g.line(&format!("{full} = icmp eq i32 {eb}, -1"));
     let (lf, lm) = (g.label("ld_full"), g.label("ld_masked"));
@@ -211,6 +211,28 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.line(&format!("{v1} = call {} @llvm.masked.load.v32i{bits}.p0v32i{bits}({}* {bp}, i32 {size}, <32 x i1> {exec}, {} undef)", vt(bits), vt(bits), vt(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lg);
+    // Every active lane reading one address (a loop over a shared tile,
+    // a table entry): one scalar load, broadcast.
+    let s0 = g.splat("i64", &h0);
+    let same = icmp(g, "eq", 64, h, &s0);
+    let nex = not1(g, exec);
+    let ok = g.t();
+    g.line(&format!("{ok} = or <32 x i1> {same}, {nex}"));
+    let (all_same, some, bc) = (g.t(), g.t(), g.t());
+    g.line(&format!(
+        "{all_same} = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> {ok})"
+    ));
+    g.line(&format!("{some} = icmp ne i32 {eb}, 0"));
+    g.line(&format!("{bc} = and i1 {all_same}, {some}"));
+    let (lb, lgg) = (g.label("ld_bcast"), g.label("ld_gather_any"));
+    g.line(&format!("br i1 {bc}, label %{lb}, label %{lgg}"));
+    g.emit_label(&lb);
+    let (sp, sv) = (g.t(), g.t());
+    g.line(&format!("{sp} = inttoptr i64 {h0} to i{bits}*"));
+    g.line(&format!("{sv} = load i{bits}, i{bits}* {sp}, align {size}"));
+    let v3 = g.splat(&format!("i{bits}"), &sv);
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lgg);
     let ps = g.t();
     g.line(&format!(
         "{ps} = inttoptr <32 x i64> {h} to <32 x i{bits}*>"
@@ -221,7 +243,7 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.emit_label(&lj);
     let v = g.t();
     g.line(&format!(
-        "{v} = phi {} [ {v0}, %{lf} ], [ {v1}, %{lm} ], [ {v2}, %{lg} ]",
+        "{v} = phi {} [ {v0}, %{lf} ], [ {v1}, %{lm} ], [ {v3}, %{lb} ], [ {v2}, %{lgg} ]",
         vt(bits)
     ));
     v
