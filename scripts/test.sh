@@ -35,5 +35,14 @@ if [ -z "${WARPFOLD_NVRTC:-}" ] && [ -z "${WARPFOLD_SKIP_NVRTC:-}" ]; then
     fi
 fi
 
+# A fresh disk cache of compiled kernels: the first test to compile a
+# kernel generates its code, later test processes load it from there (both
+# paths run); the user's own cache is left alone.
+if [ -z "${WARPFOLD_CACHE_DIR:-}" ]; then
+    WARPFOLD_CACHE_DIR="$(mktemp -d -t warpfold-test-cache.XXXXXX)"
+    export WARPFOLD_CACHE_DIR
+    trap 'rm -rf "$WARPFOLD_CACHE_DIR"' EXIT
+fi
+
 echo "== cargo test (release)"
 cargo test --release --workspace "$@"

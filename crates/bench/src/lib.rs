@@ -99,7 +99,10 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
         Ok(s) => s,
         Err(e) => return fail(e.to_string()),
     };
-    let dev = Device::new().with_backend(Backend::Cpu);
+    // No disk cache: the JIT column is the time to compile from scratch.
+    let dev = Device::new()
+        .with_backend(Backend::Cpu)
+        .with_disk_cache(None);
     let module = match dev.load_cuda(
         &src,
         &format!("{name}/kernel.cu"),

@@ -222,6 +222,8 @@ fn run(a: RunArgs) -> Res<()> {
         } else {
             0.0
         };
+    let from_disk = used == Backend::Cpu
+        && matches!(&*kernel.compiled(), Ok(k) if k.cache == warpfold::CacheUse::Loaded);
     if let Some(why) = why {
         eprintln!("warning: kernel `{}` runs on the interpreter: the cpu backend does not support {why} yet", kernel.name());
     }
@@ -279,7 +281,7 @@ fn run(a: RunArgs) -> Res<()> {
     }
     let backend_name = used.name();
     println!(
-        "{}: grid ({},{},{}) x block ({},{},{}) on {backend_name}: {} launch{}, median {median:.3} ms, min {min:.3} ms (load and compile {compile_ms:.1} ms)",
+        "{}: grid ({},{},{}) x block ({},{},{}) on {backend_name}: {} launch{}, median {median:.3} ms, min {min:.3} ms (load and compile {compile_ms:.1} ms{})",
         kernel.name(),
         grid[0],
         grid[1],
@@ -288,7 +290,12 @@ fn run(a: RunArgs) -> Res<()> {
         block[1],
         block[2],
         times.len(),
-        if times.len() == 1 { "" } else { "es" }
+        if times.len() == 1 { "" } else { "es" },
+        if from_disk {
+            ", machine code from the disk cache"
+        } else {
+            ""
+        }
     );
     for (i, path, arr) in &outputs {
         let n = arr.len();

@@ -65,7 +65,10 @@ pub mod env {
     pub const CANCEL: usize = 22;
     /// `u32 [warp][3][32]`: each lane's %tid.x/.y/.z (the same for every CTA).
     pub const TID: usize = 23;
-    pub const LEN: usize = 24;
+    /// `*const InstKind [n]`: the descriptors per-lane helpers receive
+    /// (indices, not addresses, in the code: it can be cached on disk).
+    pub const DESCS: usize = 24;
+    pub const LEN: usize = 25;
 }
 
 /// Helper kinds called per lane for operations without an inline form.
@@ -423,8 +426,13 @@ impl<'a> Gen<'a> {
         args: &[String],
         exec: Option<&str>,
     ) -> String {
+        let idx = self.descs.len();
         self.descs.push(Box::new(desc));
-        let dp = &**self.descs.last().expect("just pushed") as *const InstKind as u64;
+        let table = self.env(env::DESCS);
+        let (tp, ep, dp) = (self.t(), self.t(), self.t());
+        self.line(&format!("{tp} = inttoptr i64 {table} to i8**"));
+        self.line(&format!("{ep} = getelementptr i8*, i8** {tp}, i64 {idx}"));
+        self.line(&format!("{dp} = load i8*, i8** {ep}"));
         let name = match helper {
             Helper::Int => "wf_int",
             Helper::Float => "wf_float",
@@ -438,7 +446,7 @@ impl<'a> Gen<'a> {
             Helper::Cvt | Helper::Testp => 1,
         };
         self.lane_loop(args, nargs, exec, |g, xs| {
-            let mut call_args = vec![format!("i8* inttoptr (i64 {dp} to i8*)")];
+            let mut call_args = vec![format!("i8* {dp}")];
             call_args.extend(xs.iter().map(|x| format!("i64 {x}")));
             let r = g.t();
             g.line(&format!("{r} = call i64 @{name}({})", call_args.join(", ")));

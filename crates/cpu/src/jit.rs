@@ -4,7 +4,13 @@ use crate::prepare::Unsupported;
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::passes::PassManager;
-use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine};
+use inkwell::targets::{
+    CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
+};
+use llvm_sys::core::LLVMCreateMemoryBufferWithMemoryRangeCopy;
+use llvm_sys::error::{LLVMDisposeErrorMessage, LLVMErrorRef, LLVMGetErrorMessage};
+use llvm_sys::orc2::lljit::*;
+use llvm_sys::orc2::*;
 use inkwell::OptimizationLevel;
 use std::sync::OnceLock;
 
@@ -35,23 +41,55 @@ pub fn host() -> &'static (String, String) {
     })
 }
 
-/// Compile `ir` and return the address of `wf_warp`. The LLVM context and
-/// engine live as long as the process (compiled kernels are cached).
-pub fn compile(ir: &str, helpers: &[(&str, usize)]) -> Result<WarpFn, Unsupported> {
-    Target::initialize_native(&InitializationConfig::default())
-        .map_err(|e| Unsupported(format!("LLVM: {e}")))?;
-    let ctx: &'static Context = Box::leak(Box::new(Context::create()));
-    let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "warpfold-kernel");
-    let module = ctx.create_module_from_ir(buf).map_err(|e| {
-        Unsupported(format!(
-            "internal error: generated LLVM IR does not parse: {}",
-            e.to_string_lossy()
-        ))
-    })?;
-    let triple = TargetMachine::get_default_triple();
-    let target =
-        Target::from_triple(&triple).map_err(|e| Unsupported(format!("LLVM target: {e}")))?;
+/// Where the machine code of a kernel came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheUse {
+    /// Compiled now; the disk cache is off.
+    Off,
+    /// Compiled now and written to the disk cache.
+    Stored,
+    /// Loaded from the disk cache: no LLVM optimisation or code generation.
+    Loaded,
+}
+
+/// Compile `ir` (or load its machine code from the disk cache) and return
+/// the address of `wf_warp`. The JIT holding the code lives as long as the
+/// process (compiled kernels are cached in memory too).
+pub fn compile(
+    ir: &str,
+    helpers: &[(&str, usize)],
+    dir: Option<&std::path::Path>,
+) -> Result<(WarpFn, CacheUse), Unsupported> {
     let (cpu, features) = host();
+    let key = crate::disk_cache::key(&[cpu.as_bytes(), features.as_bytes(), ir.as_bytes()]);
+    if let Some(obj) = dir.and_then(|d| crate::disk_cache::read(d, &key)) {
+        // A stale or damaged entry that still passed the checksum would
+        // fail to link; then compile afresh.
+        if let Ok(f) = load_object(&obj, helpers) {
+            return Ok((f, CacheUse::Loaded));
+        }
+    }
+    let obj = codegen(ir)?;
+    let used = match dir {
+        Some(d) if crate::disk_cache::write(d, &key, &obj) => CacheUse::Stored,
+        _ => CacheUse::Off,
+    };
+    Ok((load_object(&obj, helpers)?, used))
+}
+
+/// Parse, optimise and generate an object file for this CPU.
+fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
+    let (cpu, features) = host();
+    let context = Context::create();
+    let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "warpfold");
+    let module = context
+        .create_module_from_ir(buf)
+        .map_err(|e| Unsupported(format!("internal error: bad LLVM IR: {e}")))?;
+    let triple = TargetMachine::get_default_triple();
+    let target = Target::from_triple(&triple)
+        .map_err(|e| Unsupported(format!("LLVM: no target: {e}")))?;
+    // JITDefault is the large code model on x86-64: the loader may place
+    // code, constants and helpers anywhere in the address space.
     let tm = target
         .create_target_machine(
             &triple,
@@ -91,27 +129,87 @@ pub fn compile(ir: &str, helpers: &[(&str, usize)]) -> Result<WarpFn, Unsupporte
         // The optimised module, as the code generator sees it.
         let _ = module.print_to_file(std::path::Path::new(&path));
     }
-    let ee = module
-        .create_jit_execution_engine(OptimizationLevel::Aggressive)
-        .map_err(|e| Unsupported(format!("LLVM JIT: {}", e.to_string_lossy())))?;
-    for (name, addr) in helpers {
-        if let Some(f) = module.get_function(name) {
-            ee.add_global_mapping(&f, *addr);
+    let obj = tm
+        .write_to_memory_buffer(&module, FileType::Object)
+        .map_err(|e| Unsupported(format!("LLVM code generation: {e}")))?;
+    Ok(obj.as_slice().to_vec())
+}
+
+fn take_error(e: LLVMErrorRef) -> Result<(), Unsupported> {
+    if e.is_null() {
+        return Ok(());
+    }
+    // SAFETY: `e` is an error LLVM handed us; reading its message consumes it.
+    let msg = unsafe {
+        let m = LLVMGetErrorMessage(e);
+        let s = std::ffi::CStr::from_ptr(m).to_string_lossy().into_owned();
+        LLVMDisposeErrorMessage(m);
+        s
+    };
+    Err(Unsupported(format!("LLVM JIT: {msg}")))
+}
+
+/// Link an object file into a fresh ORC JIT: helpers resolve to our
+/// functions, anything else (libm) to the process's symbols.
+fn load_object(obj: &[u8], helpers: &[(&str, usize)]) -> Result<WarpFn, Unsupported> {
+    // SAFETY: plain use of LLVM's ORC C API; every object passed on is one
+    // LLVM created, ownership moves as the API documents (the builder, the
+    // materialisation unit, the generator and the buffer are consumed), and
+    // the JIT is leaked on purpose so the code stays mapped.
+    unsafe {
+        let mut jit: LLVMOrcLLJITRef = std::ptr::null_mut();
+        take_error(LLVMOrcCreateLLJIT(&mut jit, LLVMOrcCreateLLJITBuilder()))?;
+        let jd = LLVMOrcLLJITGetMainJITDylib(jit);
+        let names: Vec<std::ffi::CString> = helpers
+            .iter()
+            .map(|(n, _)| std::ffi::CString::new(*n).expect("helper names have no NUL"))
+            .collect();
+        let mut pairs: Vec<LLVMJITCSymbolMapPair> = names
+            .iter()
+            .zip(helpers)
+            .map(|(n, (_, addr))| LLVMJITCSymbolMapPair {
+                Name: LLVMOrcLLJITMangleAndIntern(jit, n.as_ptr()),
+                Sym: LLVMJITEvaluatedSymbol {
+                    Address: *addr as u64,
+                    Flags: LLVMJITSymbolFlags {
+                        GenericFlags: LLVMJITSymbolGenericFlags::LLVMJITSymbolGenericFlagsExported
+                            as u8
+                            | LLVMJITSymbolGenericFlags::LLVMJITSymbolGenericFlagsCallable as u8,
+                        TargetFlags: 0,
+                    },
+                },
+            })
+            .collect();
+        let mu = LLVMOrcAbsoluteSymbols(pairs.as_mut_ptr(), pairs.len());
+        take_error(LLVMOrcJITDylibDefine(jd, mu))?;
+        let mut gen: LLVMOrcDefinitionGeneratorRef = std::ptr::null_mut();
+        take_error(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+            &mut gen,
+            LLVMOrcLLJITGetGlobalPrefix(jit),
+            None,
+            std::ptr::null_mut(),
+        ))?;
+        LLVMOrcJITDylibAddGenerator(jd, gen);
+        let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+            obj.as_ptr() as *const _,
+            obj.len(),
+            c"warpfold-kernel".as_ptr(),
+        );
+        take_error(LLVMOrcLLJITAddObjectFile(jit, jd, buf))?;
+        let mut addr: u64 = 0;
+        take_error(LLVMOrcLLJITLookup(jit, &mut addr, c"wf_warp".as_ptr()))?;
+        if addr == 0 {
+            return Err(Unsupported("LLVM JIT: wf_warp not found".into()));
         }
+        if let Some(path) = std::env::var_os("WARPFOLD_DUMP_CODE") {
+            // Raw machine code of the warp function, for `objdump -b binary`.
+            // Reading 16 KiB at the start of freshly linked code: the JIT's
+            // code section is at least that large for any kernel here.
+            let bytes = std::slice::from_raw_parts(addr as *const u8, 16384);
+            let _ = std::fs::write(path, bytes);
+            eprintln!("warpfold: wf_warp at {addr:#x}");
+        }
+        // `wf_warp` was generated with exactly this signature.
+        Ok(std::mem::transmute::<usize, WarpFn>(addr as usize))
     }
-    let addr = ee
-        .get_function_address("wf_warp")
-        .map_err(|e| Unsupported(format!("LLVM JIT: {e:?}")))?;
-    if let Some(path) = std::env::var_os("WARPFOLD_DUMP_CODE") {
-        // Raw machine code of the warp function, for `objdump -b binary`.
-        // SAFETY: reading 16 KiB at the start of freshly emitted code; the
-        // JIT's code section is at least that large for any kernel here.
-        let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, 16384) };
-        let _ = std::fs::write(path, bytes);
-        eprintln!("warpfold: wf_warp at {addr:#x}");
-    }
-    // The engine owns the code: keep it alive with the context.
-    std::mem::forget(ee);
-    // SAFETY: `wf_warp` was generated with exactly this signature.
-    Ok(unsafe { std::mem::transmute::<usize, WarpFn>(addr) })
 }

@@ -9,6 +9,7 @@
 //! ALU per lane). Memory is not checked here: the interpreter is the
 //! checking mode.
 
+mod disk_cache;
 mod emit;
 mod helpers;
 mod jit;
@@ -16,6 +17,7 @@ mod lower;
 mod prepare;
 mod uniform;
 
+pub use jit::CacheUse;
 pub use prepare::Unsupported;
 
 use emit::{env, state, DONE, W};
@@ -43,10 +45,14 @@ pub struct CompiledKernel {
     layout: SharedLayout,
     name: String,
     kernel: FuncId,
-    /// Descriptors the per-lane helpers read (addresses are baked into the code).
+    /// Descriptors the per-lane helpers read, owned here; the code finds
+    /// them through `desc_table` (env::DESCS).
     _descs: Vec<Box<InstKind>>,
-    /// Milliseconds spent compiling.
+    desc_table: Vec<u64>,
+    /// Milliseconds spent compiling (or loading from the disk cache).
     pub compile_ms: f64,
+    /// Whether the machine code came from the disk cache.
+    pub cache: jit::CacheUse,
     /// The generated LLVM IR (before optimisation), for `inspect`.
     pub llvm_ir: String,
 }
@@ -57,7 +63,12 @@ unsafe impl Send for CompiledKernel {}
 unsafe impl Sync for CompiledKernel {}
 
 /// Compile `kernel` of `m`, or say why the backend cannot.
-pub fn compile(m: &Module, kernel: FuncId) -> Result<CompiledKernel, Unsupported> {
+/// Compile `kernel`; with `disk`, reuse or store its machine code there.
+pub fn compile(
+    m: &Module,
+    kernel: FuncId,
+    disk: Option<&std::path::Path>,
+) -> Result<CompiledKernel, Unsupported> {
     let t0 = Instant::now();
     let f = m
         .functions
@@ -86,9 +97,16 @@ pub fn compile(m: &Module, kernel: FuncId) -> Result<CompiledKernel, Unsupported
     if lines > limit {
         return Err(Unsupported(format!("kernels this large ({lines} lines of LLVM IR; the limit is {limit}, set by WARPFOLD_MAX_IR_LINES)")));
     }
-    let func = jit::compile(&e.ir, &helpers::table())?;
+    let (func, cache) = jit::compile(&e.ir, &helpers::table(), disk)?;
+    let desc_table = e
+        .descs
+        .iter()
+        .map(|d| &**d as *const InstKind as u64)
+        .collect();
     Ok(CompiledKernel {
         func,
+        cache,
+        desc_table,
         state_bytes: e.state_bytes,
         frame_size: p.func.frame_size,
         layout,
@@ -220,6 +238,7 @@ pub fn launch(
                     envv[env::LOCAL_LEN] = nthreads * k.frame_size;
                     envv[env::CANCEL] = *cancel as *const AtomicU32 as u64;
                     envv[env::TID] = tids.as_ptr() as u64;
+                    envv[env::DESCS] = k.desc_table.as_ptr() as u64;
                     shared.fill(0);
                     local.fill(0);
                     if let Err(e) = run_cta(k, &envv, &mut states, nthreads as usize, ctaid) {
@@ -383,12 +402,35 @@ fn run_cta(
 }
 
 /// Compiled kernels of one module, compiled on first use.
-#[derive(Default)]
+/// Compiled kernels of one module, in memory; machine code also goes to
+/// the disk cache folder, if any.
 pub struct Cache {
     map: Mutex<std::collections::HashMap<FuncId, Arc<Result<CompiledKernel, Unsupported>>>>,
+    disk: Option<std::path::PathBuf>,
+}
+
+impl Default for Cache {
+    /// With the default disk cache folder (see [`default_disk_cache`]).
+    fn default() -> Self {
+        Cache::new(default_disk_cache())
+    }
+}
+
+/// The disk cache folder used unless a caller says otherwise:
+/// `$WARPFOLD_CACHE_DIR` (`off` disables it), else
+/// `$XDG_CACHE_HOME/warpfold/kernels`, else `~/.cache/warpfold/kernels`.
+pub fn default_disk_cache() -> Option<std::path::PathBuf> {
+    disk_cache::dir()
 }
 
 impl Cache {
+    pub fn new(disk: Option<std::path::PathBuf>) -> Self {
+        Cache {
+            map: Mutex::default(),
+            disk,
+        }
+    }
+
     pub fn get_or_compile(
         &self,
         m: &Module,
@@ -402,7 +444,7 @@ impl Cache {
         {
             return c.clone();
         }
-        let c = Arc::new(compile(m, kernel));
+        let c = Arc::new(compile(m, kernel, self.disk.as_deref()));
         self.map
             .lock()
             .unwrap_or_else(|p| p.into_inner())

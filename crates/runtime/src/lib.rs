@@ -21,6 +21,7 @@ pub mod host;
 pub mod nvrtc;
 
 pub use args::Arg;
+pub use warpfold_cpu::CacheUse;
 pub use warpfold_interp::{ExecError, ExecOptions, LaunchStats};
 pub use warpfold_ir as ir;
 pub use warpfold_ptx::{Diagnostic, Diagnostics};
@@ -96,6 +97,7 @@ pub struct Device {
     mem: Arc<DeviceMemory>,
     opts: ExecOptions,
     backend: Backend,
+    disk_cache: Option<std::path::PathBuf>,
 }
 
 impl Default for Device {
@@ -110,7 +112,23 @@ impl Device {
             mem: Arc::new(DeviceMemory::new()),
             opts: ExecOptions::default(),
             backend: Backend::Cpu,
+            disk_cache: warpfold_cpu::default_disk_cache(),
         }
+    }
+
+    /// Folder where compiled machine code is kept between processes
+    /// (`None`: compile every time). The default is `$WARPFOLD_CACHE_DIR`
+    /// (`off` disables it), else `$XDG_CACHE_HOME/warpfold/kernels`, else
+    /// `~/.cache/warpfold/kernels`.
+    pub fn with_disk_cache(mut self, dir: Option<std::path::PathBuf>) -> Self {
+        if let Some(d) = &dir {
+            if std::fs::create_dir_all(d).is_err() {
+                self.disk_cache = None;
+                return self;
+            }
+        }
+        self.disk_cache = dir;
+        self
     }
 
     /// Worker threads for launches (0 = one per core).
@@ -158,7 +176,7 @@ impl Device {
             ir,
             instance,
             device: self.clone(),
-            compiled: Arc::new(warpfold_cpu::Cache::default()),
+            compiled: Arc::new(warpfold_cpu::Cache::new(self.disk_cache.clone())),
         })
     }
 
