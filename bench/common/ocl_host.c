@@ -67,7 +67,11 @@ int main(int argc, char **argv)
     void *h = malloc(n * 4);
     CHECK(clEnqueueReadBuffer(q, bufs[out], CL_TRUE, 0, n * 4, h, 0, NULL, NULL));
     double sum = 0;
-    for (long i = 0; i < n; i++) sum += isint[out] ? ((int *)h)[i] : ((float *)h)[i];
+    /* WF_CHECKSUM=weighted: weight each element by its position. */
+    const char *mode = getenv("WF_CHECKSUM");
+    int weighted = mode && !strcmp(mode, "weighted");
+    for (long i = 0; i < n; i++)
+        sum += (isint[out] ? ((int *)h)[i] : ((float *)h)[i]) * (weighted ? wf_weight(i) : 1.0);
     printf("median_ms=%.6f checksum=%.17g\n", med, sum);
     return 0;
 }

@@ -96,7 +96,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("warpfold-cache-test-{name}-{}", std::process::id()));
+        let d =
+            std::env::temp_dir().join(format!("warpfold-cache-test-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
@@ -121,7 +122,10 @@ mod tests {
         std::fs::write(&p, &b[..20]).unwrap();
         assert!(read(&d, &k).is_none());
         // No temporary files are left behind.
-        let names: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names.len(), 1, "{names:?}");
         let _ = std::fs::remove_dir_all(&d);
     }

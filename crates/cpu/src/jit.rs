@@ -7,11 +7,11 @@ use inkwell::passes::PassManager;
 use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
 };
+use inkwell::OptimizationLevel;
 use llvm_sys::core::LLVMCreateMemoryBufferWithMemoryRangeCopy;
 use llvm_sys::error::{LLVMDisposeErrorMessage, LLVMErrorRef, LLVMGetErrorMessage};
 use llvm_sys::orc2::lljit::*;
 use llvm_sys::orc2::*;
-use inkwell::OptimizationLevel;
 use std::sync::OnceLock;
 
 /// `fn(state, env, warp) -> status`
@@ -86,8 +86,8 @@ fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
         .create_module_from_ir(buf)
         .map_err(|e| Unsupported(format!("internal error: bad LLVM IR: {e}")))?;
     let triple = TargetMachine::get_default_triple();
-    let target = Target::from_triple(&triple)
-        .map_err(|e| Unsupported(format!("LLVM: no target: {e}")))?;
+    let target =
+        Target::from_triple(&triple).map_err(|e| Unsupported(format!("LLVM: no target: {e}")))?;
     // JITDefault is the large code model on x86-64: the loader may place
     // code, constants and helpers anywhere in the address space.
     let tm = target

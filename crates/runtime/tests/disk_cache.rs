@@ -38,8 +38,13 @@ fn run(dev: &Device) -> (CacheUse, Vec<u8>, Vec<u8>) {
     };
     let out = dev.buffer_zeroed(64 * 4).unwrap();
     let count = dev.buffer_zeroed(4).unwrap();
-    k.launch([1, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out), Arg::Buffer(&count)])
-        .unwrap();
+    k.launch(
+        [1, 1, 1],
+        [64, 1, 1],
+        0,
+        &[Arg::Buffer(&out), Arg::Buffer(&count)],
+    )
+    .unwrap();
     (used, out.to_bytes(), count.to_bytes())
 }
 

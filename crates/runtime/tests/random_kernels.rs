@@ -201,10 +201,16 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32) {
             ));
             let atom = match rng.pick(5) {
                 0 => format!("atom.shared.add.f32 {}, [%ta], {};", f(rng), f(rng)),
-                1 => format!("atom.shared.cas.b32 {}, [%ta], {}, {};", r(rng), r(rng), r(rng)),
+                1 => format!(
+                    "atom.shared.cas.b32 {}, [%ta], {}, {};",
+                    r(rng),
+                    r(rng),
+                    r(rng)
+                ),
                 k => {
-                    let op = ["add.u32", "min.s32", "max.u32", "xor.b32", "exch.b32", "inc.u32"]
-                        [rng.pick(6)];
+                    let op = [
+                        "add.u32", "min.s32", "max.u32", "xor.b32", "exch.b32", "inc.u32",
+                    ][rng.pick(6)];
                     let _ = k;
                     format!("atom.shared.{op} {}, [%ta], {};", r(rng), r(rng))
                 }

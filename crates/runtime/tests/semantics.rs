@@ -209,7 +209,12 @@ fn float_registers_keep_loaded_nan_payloads_and_arithmetic_canonicalises() {
         let out = dev.buffer_zeroed(32).unwrap();
         m.kernel("nan_payloads")
             .unwrap()
-            .launch([1, 1, 1], [4, 1, 1], 0, &[Arg::Buffer(&a), Arg::Buffer(&out), Arg::U32(4)])
+            .launch(
+                [1, 1, 1],
+                [4, 1, 1],
+                0,
+                &[Arg::Buffer(&a), Arg::Buffer(&out), Arg::U32(4)],
+            )
             .unwrap();
         let got: Vec<u32> = out
             .to_bytes()
