@@ -111,6 +111,9 @@ pub(crate) struct Gen<'a> {
     pub(crate) cur_id: u32,
     /// Backward-jump targets that first check for cancellation.
     pub(crate) checks: Vec<(String, u32)>,
+    /// Registers live across blocks are kept in the warp state (large
+    /// kernels), not in allocas.
+    pub(crate) regs_in_state: bool,
     /// Stack buffers, emitted in the entry block.
     pub(crate) allocas: String,
 }
@@ -876,6 +879,27 @@ impl<'a> Gen<'a> {
     }
 }
 
+/// Blocks times registers live across them above which those registers
+/// stay in memory (see `emit`); `WARPFOLD_REGS_IN_STATE=0|1` forces it.
+const REGS_IN_STATE_ABOVE: usize = 4000;
+
+/// Registers live across blocks stay in the warp state when the kernel has
+/// CTA barriers (every barrier returns each warp to the driver, which would
+/// save and restore them all) or is large; barrier-free loops keep their
+/// loop-carried values in registers.
+fn regs_in_state(p: &Prepared, reg_bits: &[u32], g: &Gen) -> bool {
+    if let Ok(v) = std::env::var("WARPFOLD_REGS_IN_STATE") {
+        return v == "1";
+    }
+    let barriers = p
+        .func
+        .blocks
+        .values()
+        .any(|b| b.insts.iter().any(|i| matches!(i.kind, InstKind::Bar { .. })));
+    let saved = (0..reg_bits.len()).filter(|&i| g.saved(i)).count();
+    barriers || p.order.len() * saved > REGS_IN_STATE_ABOVE
+}
+
 /// Generate the warp function for `p` (kernel `kernel` of `m`).
 pub fn emit(
     m: &Module,
@@ -895,7 +919,7 @@ pub fn emit(
         } else {
             (*b as usize / 8) * W as usize
         };
-        off = off.div_ceil(64) * 64;
+        off = off.div_ceil(128) * 128;
     }
     let state_bytes = off;
     let mut g = Gen {
@@ -913,6 +937,7 @@ pub fn emit(
         float_reg: crate::uniform::lazily_canonical_floats(p),
         cur_id: 0,
         checks: Vec::new(),
+        regs_in_state: false,
         allocas: String::new(),
     };
     let (remat, remat_insts) = crate::uniform::rematerialisable(m, p);
@@ -920,9 +945,21 @@ pub fn emit(
     g.out.push_str(&format!(
         "define i32 @wf_warp(i8* %st, i64* %env, i32 %warp) #0 {{\nentry:\n;ALLOCAS\n"
     ));
-    // Allocas for registers and warp bookkeeping (promoted to SSA by mem2reg).
+    // Allocas for registers and warp bookkeeping (promoted to SSA by
+    // mem2reg). In large kernels the registers live across blocks stay in
+    // the warp state instead: SSA form for them means a phi per register
+    // at every join of the dispatcher graph, and LLVM's register allocator
+    // takes minutes on that; in memory they cost an L1 access per block,
+    // code generation stays linear, and returning to the driver saves
+    // nothing.
+    g.regs_in_state = regs_in_state(p, &reg_bits, &g);
     for (i, b) in reg_bits.iter().enumerate() {
-        if g.uniform[i] {
+        if g.regs_in_state && g.saved(i) {
+            let (_, val) = g.saved_types(i, *b);
+            let q = g.t();
+            g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {}", reg_offsets[i]));
+            g.line(&format!("%r{i} = bitcast i8* {q} to {val}*"));
+        } else if g.uniform[i] {
             g.line(&format!("%r{i} = alloca i{b}"));
         } else {
             g.line(&format!("%r{i} = alloca {}", vt(*b)));
@@ -988,7 +1025,7 @@ pub fn emit(
         g.emit_label("resume");
     }
     for (i, b) in reg_bits.iter().enumerate() {
-        if !g.saved(i) {
+        if !g.saved(i) || g.regs_in_state {
             continue;
         }
         let (mem, val) = g.saved_types(i, *b);
@@ -1186,7 +1223,7 @@ pub fn emit(
         g.line(&format!("store i32 1, i32* {c}"));
     }
     for (i, b) in reg_bits.iter().enumerate() {
-        if !g.saved(i) {
+        if !g.saved(i) || g.regs_in_state {
             continue;
         }
         let (mem, val) = g.saved_types(i, *b);

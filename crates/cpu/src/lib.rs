@@ -35,7 +35,7 @@ use warpfold_ir::{FuncId, InstKind, Module};
 struct CacheLine<T>(T);
 
 /// Largest generated warp function compiled (keeps JIT time to about a second).
-const MAX_IR_LINES: usize = 16000;
+const MAX_IR_LINES: usize = 60000;
 
 /// A kernel compiled for this CPU.
 pub struct CompiledKernel {
@@ -202,7 +202,11 @@ pub fn launch(
                 let mut shared = vec![0u8; shared_total as usize + 16];
                 let mut local = vec![0u8; (nthreads * k.frame_size.max(1)) as usize + 16];
                 let nwarps = (nthreads as usize).div_ceil(W as usize);
-                let mut states = vec![0u64; (nwarps * k.state_bytes).div_ceil(8) + 8];
+                // 128 bytes of slack: the states start 128-byte aligned
+                // (whole vector registers live there).
+                let mut states_buf = vec![0u64; (nwarps * k.state_bytes).div_ceil(8) + 24];
+                let skip = states_buf.as_ptr().align_offset(128);
+                let states = &mut states_buf[skip..];
                 loop {
                     if stop.load(Ordering::Relaxed) {
                         return;
@@ -241,7 +245,7 @@ pub fn launch(
                     envv[env::DESCS] = k.desc_table.as_ptr() as u64;
                     shared.fill(0);
                     local.fill(0);
-                    if let Err(e) = run_cta(k, &envv, &mut states, nthreads as usize, ctaid) {
+                    if let Err(e) = run_cta(k, &envv, states, nthreads as usize, ctaid) {
                         stop.store(true, Ordering::Relaxed);
                         let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
                         if slot.as_ref().is_none_or(|(j, _)| i < *j) {
