@@ -40,6 +40,10 @@ pub mod state {
     pub const RED_AND: usize = 156;
     pub const RED_OR: usize = 160;
     pub const RED_RESULT: usize = 164;
+    /// 1 + id of the block after the barrier the warp's lanes wait at (0:
+    /// none). Once the barrier is released every live lane is there, so
+    /// the warp resumes there without the dispatcher.
+    pub const RESUME_AT: usize = 176;
     pub const REGS: usize = 256;
 }
 
@@ -1042,7 +1046,46 @@ pub fn emit(
         let mut waited = false;
         crate::lower::emit_inst(&mut g, inst, false, &mut waited, None)?;
     }
-    g.line("br label %dispatch");
+    {
+        // Straight back after a released barrier: all live lanes at one
+        // known block.
+        let rp = g.state_ptr(state::RESUME_AT, "i32");
+        let ra = g.t();
+        g.line(&format!("{ra} = load i32, i32* {rp}"));
+        let wb = g.load_scalar("wait_bar", "i32");
+        let pm = g.load_scalar("pick_max", "i32");
+        let (c1, c2, c3, f1, fast) = (g.t(), g.t(), g.t(), g.t(), g.t());
+        g.line(&format!("{c1} = icmp ne i32 {ra}, 0"));
+        g.line(&format!("{c2} = icmp eq i32 {wb}, 0"));
+        g.line(&format!("{c3} = icmp eq i32 {pm}, 0"));
+        g.line(&format!("{f1} = and i1 {c1}, {c2}"));
+        g.line(&format!("{fast} = and i1 {f1}, {c3}"));
+        g.line(&format!("br i1 {fast}, label %resume_fast, label %dispatch"));
+        g.emit_label("resume_fast");
+        g.line(&format!("store i32 0, i32* {rp}"));
+        let lv = g.load_scalar("live", "i32");
+        let lm = g.mask_of_bits(&lv);
+        g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
+        let at = g.t();
+        g.line(&format!("{at} = sub i32 {ra}, 1"));
+        let mut cases: Vec<String> = Vec::new();
+        for bid in &p.order {
+            let b = &f.blocks[*bid];
+            if let (Some(Inst { kind: InstKind::Bar { .. }, .. }), Some(Terminator::Jump(t))) =
+                (b.insts.first(), &b.term)
+            {
+                let id = p.id_of[t.0 as usize];
+                let case = format!("i32 {id}, label %B{id}");
+                if !cases.contains(&case) {
+                    cases.push(case);
+                }
+            }
+        }
+        g.line(&format!(
+            "switch i32 {at}, label %dispatch [ {} ]",
+            cases.join(" ")
+        ));
+    }
 
     // Dispatcher. It also polls the cancel flag and, after many visits,
     // yields (divergent loops pass through here on every trip).
@@ -1068,6 +1111,14 @@ pub fn emit(
     g.line(&format!(
         "{cmin} = call i32 @llvm.vector.reduce.umin.v32i32(<32 x i32> {elig})"
     ));
+    // The latest lanes only after a yield (rare): no second reduction on
+    // the common path.
+    let pm = g.load_scalar("pick_max", "i32");
+    let pmb = g.t();
+    g.line(&format!("{pmb} = icmp ne i32 {pm}, 0"));
+    let (lmax, lmin, lsel) = (g.label("pick_latest"), g.label("pick_earliest"), g.label("picked"));
+    g.line(&format!("br i1 {pmb}, label %{lmax}, label %{lmin}"));
+    g.emit_label(&lmax);
     let isdone = g.t();
     let elig_max = g.t();
     let cmax = g.t();
@@ -1078,13 +1129,16 @@ pub fn emit(
     g.line(&format!(
         "{cmax} = call i32 @llvm.vector.reduce.umax.v32i32(<32 x i32> {elig_max})"
     ));
-    let pm = g.load_scalar("pick_max", "i32");
-    let pmb = g.t();
+    g.line(&format!("br label %{lsel}"));
+    g.emit_label(&lmin);
+    g.line(&format!("br label %{lsel}"));
+    g.emit_label(&lsel);
     let c2 = g.t();
     let cmin_none = g.t();
     let cur = g.t();
-    g.line(&format!("{pmb} = icmp ne i32 {pm}, 0"));
-    g.line(&format!("{c2} = select i1 {pmb}, i32 {cmax}, i32 {cmin}"));
+    g.line(&format!(
+        "{c2} = phi i32 [ {cmax}, %{lmax} ], [ {cmin}, %{lmin} ]"
+    ));
     g.line(&format!("{cmin_none} = icmp eq i32 {cmin}, -1"));
     g.line(&format!("{cur} = select i1 {cmin_none}, i32 -1, i32 {c2}"));
     g.line("store i32 0, i32* %pick_max");

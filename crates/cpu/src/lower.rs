@@ -925,6 +925,8 @@ pub(crate) fn emit_inst(
             g.line(&format!("{ns} = select i1 {ok}, i32 {me}, i32 -1"));
             g.line(&format!("store i32 {ns}, i32* %bar_site"));
             set_next(g, &sc(32, u64::from(succ)));
+            let rp = g.state_ptr(crate::emit::state::RESUME_AT, "i32");
+            g.line(&format!("store i32 {}, i32* {rp}", succ + 1));
             g.line("br label %dispatch");
             *waited = true;
         }
