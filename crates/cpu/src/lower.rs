@@ -927,7 +927,13 @@ pub(crate) fn emit_inst(
             set_next(g, &sc(32, u64::from(succ)));
             let rp = g.state_ptr(crate::emit::state::RESUME_AT, "i32");
             g.line(&format!("store i32 {}, i32* {rp}", succ + 1));
-            g.line("br label %dispatch");
+            // The whole warp waiting (the usual case): nothing to pick.
+            let live = g.load_scalar("live", "i32");
+            let wc = g.load_scalar("wait_coll", "i32");
+            let (w, all) = (g.t(), g.t());
+            g.line(&format!("{w} = or i32 {wb2}, {wc}"));
+            g.line(&format!("{all} = icmp eq i32 {w}, {live}"));
+            g.line(&format!("br i1 {all}, label %leave, label %dispatch"));
             *waited = true;
         }
         InstKind::Match {
