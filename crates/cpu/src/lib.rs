@@ -193,6 +193,8 @@ pub fn launch(
                 }
             });
         }
+        // About 16 chunks per worker, at most 64 CTAs each.
+        let chunk = (total / (workers as u64 * 16)).clamp(1, 64);
         let mut handles = Vec::new();
         for w in 0..workers {
             let (next, first_error, stop, cancel, globals, tids) =
@@ -207,13 +209,41 @@ pub fn launch(
                 let mut states_buf = vec![0u64; (nwarps * k.state_bytes).div_ceil(8) + 24];
                 let skip = states_buf.as_ptr().align_offset(128);
                 let states = &mut states_buf[skip..];
+                let headers = warp_headers(nthreads as usize);
+                let mut envv = [0u64; env::LEN];
+                envv[env::PARAMS] = params.as_ptr() as u64;
+                envv[env::SHARED] = shared.as_mut_ptr() as u64;
+                envv[env::CONST] = inst.const_bank().as_ptr() as u64;
+                envv[env::LOCAL] = local.as_mut_ptr() as u64;
+                envv[env::FRAME] = k.frame_size;
+                for d in 0..3 {
+                    envv[env::NCTAID + d] = u64::from(cfg.grid[d]);
+                    envv[env::NTID + d] = u64::from(cfg.block[d]);
+                }
+                envv[env::DYN_SMEM] = u64::from(cfg.dynamic_shared);
+                envv[env::TOTAL_SMEM] = shared_total;
+                envv[env::GLOBALS] = globals.as_ptr() as u64;
+                envv[env::SMID] = w as u64;
+                envv[env::NSMID] = workers as u64;
+                envv[env::CONST_LEN] = inst.const_bank().len() as u64;
+                envv[env::PARAMS_LEN] = params.len() as u64;
+                envv[env::LOCAL_LEN] = nthreads * k.frame_size;
+                envv[env::CANCEL] = *cancel as *const AtomicU32 as u64;
+                envv[env::TID] = tids.as_ptr() as u64;
+                envv[env::DESCS] = k.desc_table.as_ptr() as u64;
+                // CTAs are taken a chunk at a time: one shared counter
+                // bumped per CTA costs more than a small CTA's work.
+                let (mut i, mut end) = (0u64, 0u64);
                 loop {
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= total {
-                        return;
+                    if i == end {
+                        i = next.fetch_add(chunk, Ordering::Relaxed);
+                        if i >= total {
+                            return;
+                        }
+                        end = (i + chunk).min(total);
                     }
                     let g = cfg.grid;
                     let ctaid = [
@@ -221,35 +251,18 @@ pub fn launch(
                         ((i / u64::from(g[0])) % u64::from(g[1])) as u32,
                         (i / (u64::from(g[0]) * u64::from(g[1]))) as u32,
                     ];
-                    let mut envv = [0u64; env::LEN];
-                    envv[env::PARAMS] = params.as_ptr() as u64;
-                    envv[env::SHARED] = shared.as_mut_ptr() as u64;
-                    envv[env::CONST] = inst.const_bank().as_ptr() as u64;
-                    envv[env::LOCAL] = local.as_mut_ptr() as u64;
-                    envv[env::FRAME] = k.frame_size;
                     for d in 0..3 {
                         envv[env::CTAID + d] = u64::from(ctaid[d]);
-                        envv[env::NCTAID + d] = u64::from(cfg.grid[d]);
-                        envv[env::NTID + d] = u64::from(cfg.block[d]);
                     }
-                    envv[env::DYN_SMEM] = u64::from(cfg.dynamic_shared);
-                    envv[env::TOTAL_SMEM] = shared_total;
-                    envv[env::GLOBALS] = globals.as_ptr() as u64;
-                    envv[env::SMID] = w as u64;
-                    envv[env::NSMID] = workers as u64;
-                    envv[env::CONST_LEN] = inst.const_bank().len() as u64;
-                    envv[env::PARAMS_LEN] = params.len() as u64;
-                    envv[env::LOCAL_LEN] = nthreads * k.frame_size;
-                    envv[env::CANCEL] = *cancel as *const AtomicU32 as u64;
-                    envv[env::TID] = tids.as_ptr() as u64;
-                    envv[env::DESCS] = k.desc_table.as_ptr() as u64;
                     shared.fill(0);
                     local.fill(0);
-                    if let Err(e) = run_cta(k, &envv, states, nthreads as usize, ctaid) {
+                    let cta = i;
+                    i += 1;
+                    if let Err(e) = run_cta(k, &envv, states, &headers, nthreads as usize, ctaid) {
                         stop.store(true, Ordering::Relaxed);
                         let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
-                        if slot.as_ref().is_none_or(|(j, _)| i < *j) {
-                            *slot = Some((i, e));
+                        if slot.as_ref().is_none_or(|(j, _)| cta < *j) {
+                            *slot = Some((cta, e));
                         }
                         return;
                     }
@@ -289,10 +302,35 @@ fn set_word(st: &mut [u8], off: usize, v: u32) {
 }
 
 /// Run one CTA: warps in turn until all exit, releasing barriers.
+/// The initial state headers of a CTA's warps: every live lane at the
+/// entry block (a partial last warp's other lanes done), nothing waiting.
+/// Registers are not part of it: a fresh warp zeroes its own.
+fn warp_headers(nthreads: usize) -> Vec<[u8; state::REGS]> {
+    (0..nthreads.div_ceil(W as usize))
+        .map(|w| {
+            let mut st = [0u8; state::REGS];
+            let lanes = (nthreads - w * W as usize).min(W as usize);
+            for l in 0..W as usize {
+                let v = if l < lanes { 0 } else { DONE };
+                st[state::NEXT + 4 * l..state::NEXT + 4 * l + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            let live = if lanes == 32 {
+                u32::MAX
+            } else {
+                (1u32 << lanes) - 1
+            };
+            set_word(&mut st, state::LIVE, live);
+            set_word(&mut st, state::RED_AND, 1);
+            st
+        })
+        .collect()
+}
+
 fn run_cta(
     k: &CompiledKernel,
     envv: &[u64],
     states_words: &mut [u64],
+    headers: &[[u8; state::REGS]],
     nthreads: usize,
     ctaid: [u32; 3],
 ) -> Result<(), ExecError> {
@@ -302,23 +340,8 @@ fn run_cta(
     let bytes: &mut [u8] = unsafe {
         std::slice::from_raw_parts_mut(states_words.as_mut_ptr() as *mut u8, states_words.len() * 8)
     };
-    for w in 0..nwarps {
-        let st = &mut bytes[w * sb..(w + 1) * sb];
-        // Only the header: registers are not read before the warp first
-        // saves them (STARTED stays 0 until then).
-        st[..emit::state::REGS].fill(0);
-        let lanes = (nthreads - w * W as usize).min(W as usize);
-        for l in 0..W as usize {
-            let v = if l < lanes { 0 } else { DONE };
-            st[state::NEXT + 4 * l..state::NEXT + 4 * l + 4].copy_from_slice(&v.to_le_bytes());
-        }
-        let live = if lanes == 32 {
-            u32::MAX
-        } else {
-            (1u32 << lanes) - 1
-        };
-        set_word(st, state::LIVE, live);
-        set_word(st, state::RED_AND, 1);
+    for (w, h) in headers.iter().enumerate().take(nwarps) {
+        bytes[w * sb..w * sb + state::REGS].copy_from_slice(h);
     }
     // At most 32 warps: fixed arrays, no allocation per barrier round.
     let mut finished = [false; 32];
