@@ -118,6 +118,8 @@ pub(crate) struct Gen<'a> {
     /// Registers live across blocks are kept in the warp state (large
     /// kernels), not in allocas.
     pub(crate) regs_in_state: bool,
+    /// The CPU has AVX-512 (two-table permutes for shuffles).
+    pub(crate) avx512: bool,
     /// Stack buffers, emitted in the entry block.
     pub(crate) allocas: String,
 }
@@ -942,6 +944,7 @@ pub fn emit(
         cur_id: 0,
         checks: Vec::new(),
         regs_in_state: false,
+        avx512: features.contains("+avx512f"),
         allocas: String::new(),
     };
     let (remat, remat_insts) = crate::uniform::rematerialisable(m, p);
@@ -1345,6 +1348,7 @@ declare <32 x double> @llvm.fma.v32f64(<32 x double>, <32 x double>, <32 x doubl
 declare <32 x float> @llvm.sqrt.v32f32(<32 x float>)
 declare <32 x double> @llvm.sqrt.v32f64(<32 x double>)
 declare <32 x double> @llvm.exp2.v32f64(<32 x double>)
+declare <16 x i32> @llvm.x86.avx512.vpermi2var.d.512(<16 x i32>, <16 x i32>, <16 x i32>)
 declare <32 x double> @llvm.log2.v32f64(<32 x double>)
 declare <32 x double> @llvm.sin.v32f64(<32 x double>)
 declare <32 x double> @llvm.cos.v32f64(<32 x double>)

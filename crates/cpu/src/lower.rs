@@ -701,8 +701,11 @@ pub(crate) fn emit_inst(
             let r = match atomic_rmw(*op, *ty) {
                 Some(rmw) => {
                     let n = ty.bits();
+                    // Shared memory belongs to the CTA, which one worker
+                    // runs: plain read-modify-write, no locked instruction.
+                    let private = *space == Space::Shared;
                     g.lane_loop(&[h, x, y], 3, Some(&exec), |g, xs| {
-                        inline_atomic(g, rmw, n, xs)
+                        inline_atomic(g, rmw, n, xs, private)
                     })
                 }
                 None => g.call_lanes(Helper::Atom, inst.kind.clone(), &[h, x, y], Some(&exec)),
@@ -771,24 +774,11 @@ pub(crate) fn emit_inst(
                 }
             };
             let j = sel(g, &ok, 32, &j, &lane);
-            // Read lane j's value through a stack buffer.
-            let bp = g.t();
-            g.line(&format!(
-                "{bp} = bitcast [32 x i32]* %shfl_buf to <32 x i32>*"
-            ));
-            g.line(&format!(
-                "store <32 x i32> {av}, <32 x i32>* {bp}, align 64"
-            ));
-            let base = g.t();
-            g.line(&format!(
-                "{base} = getelementptr [32 x i32], [32 x i32]* %shfl_buf, i32 0, i32 0"
-            ));
-            let ptrs = g.t();
-            g.line(&format!(
-                "{ptrs} = getelementptr i32, i32* {base}, <32 x i32> {j}"
-            ));
-            let got = g.t();
-            g.line(&format!("{got} = call <32 x i32> @llvm.masked.gather.v32i32.v32p0i32(<32 x i32*> {ptrs}, i32 4, <32 x i1> {}, <32 x i32> undef)", sc(1, 1)));
+            let got = if g.avx512 {
+                permute_lanes(g, &av, &j)
+            } else {
+                gather_lanes(g, &av, &j)
+            };
             // A source lane that does not take part gives the caller's own value.
             let ps = g.splat("i32", &part);
             let sh = bin(g, "lshr", 32, &ps, &j);
@@ -1628,11 +1618,22 @@ fn atomic_rmw(op: AtomOp, ty: Ty) -> Option<Rmw> {
 
 /// One lane's atomic: `xs` = address, operand, compare-operand (i64 each);
 /// gives the old value as i64.
-fn inline_atomic(g: &mut Gen, rmw: Rmw, bits: u32, xs: &[String]) -> String {
+fn inline_atomic(g: &mut Gen, rmw: Rmw, bits: u32, xs: &[String], private: bool) -> String {
     let it = format!("i{bits}");
     let (p, old) = (g.t(), g.t());
     g.line(&format!("{p} = inttoptr i64 {} to {it}*", xs[0]));
     let a = narrow_i64(g, &xs[1], bits);
+    if private {
+        g.line(&format!("{old} = load {it}, {it}* {p}"));
+        let new = private_rmw(g, rmw, &it, &old, &a, xs);
+        g.line(&format!("store {it} {new}, {it}* {p}"));
+        if bits == 64 {
+            return old;
+        }
+        let w = g.t();
+        g.line(&format!("{w} = zext {it} {old} to i64"));
+        return w;
+    }
     match rmw {
         Rmw::Op(name) => g.line(&format!(
             "{old} = atomicrmw {name} {it}* {p}, {it} {a} monotonic"
@@ -1671,4 +1672,94 @@ fn narrow_i64(g: &mut Gen, x: &str, bits: u32) -> String {
     let r = g.t();
     g.line(&format!("{r} = trunc i64 {x} to i{bits}"));
     r
+}
+
+/// The value a private (non-atomic) read-modify-write stores.
+fn private_rmw(g: &mut Gen, rmw: Rmw, it: &str, old: &str, a: &str, xs: &[String]) -> String {
+    let r = g.t();
+    match rmw {
+        Rmw::Op("xchg") => return a.to_string(),
+        Rmw::Op(op @ ("add" | "and" | "or" | "xor")) => {
+            g.line(&format!("{r} = {op} {it} {old}, {a}"))
+        }
+        Rmw::Op(op) => {
+            let cond = match op {
+                "min" => "slt",
+                "max" => "sgt",
+                "umin" => "ult",
+                _ => "ugt",
+            };
+            let c = g.t();
+            g.line(&format!("{c} = icmp {cond} {it} {old}, {a}"));
+            g.line(&format!("{r} = select i1 {c}, {it} {old}, {it} {a}"));
+        }
+        Rmw::FAdd => {
+            let ft = if it == "i64" { "double" } else { "float" };
+            let (fo, fa, fs) = (g.t(), g.t(), g.t());
+            g.line(&format!("{fo} = bitcast {it} {old} to {ft}"));
+            g.line(&format!("{fa} = bitcast {it} {a} to {ft}"));
+            g.line(&format!("{fs} = fadd {ft} {fo}, {fa}"));
+            g.line(&format!("{r} = bitcast {ft} {fs} to {it}"));
+        }
+        Rmw::Cas => {
+            let b = narrow_i64(g, &xs[2], if it == "i64" { 64 } else { 32 });
+            let c = g.t();
+            g.line(&format!("{c} = icmp eq {it} {old}, {a}"));
+            g.line(&format!("{r} = select i1 {c}, {it} {b}, {it} {old}"));
+        }
+    }
+    r
+}
+
+/// Lane `j[l]` of `v` for each lane `l`: two-table permutes over the
+/// vector's halves (AVX-512 `vpermi2d`), a few cycles.
+fn permute_lanes(g: &mut Gen, v: &str, j: &str) -> String {
+    let lo: Vec<String> = (0..16).map(|i| format!("i32 {i}")).collect();
+    let hi: Vec<String> = (16..32).map(|i| format!("i32 {i}")).collect();
+    let all: Vec<String> = (0..32).map(|i| format!("i32 {i}")).collect();
+    let half = |g: &mut Gen, x: &str, idx: &[String]| {
+        let r = g.t();
+        g.line(&format!(
+            "{r} = shufflevector <32 x i32> {x}, <32 x i32> undef, <16 x i32> <{}>",
+            idx.join(", ")
+        ));
+        r
+    };
+    let (vl, vh) = (half(g, v, &lo), half(g, v, &hi));
+    let (jl, jh) = (half(g, j, &lo), half(g, j, &hi));
+    let (rl, rh, r) = (g.t(), g.t(), g.t());
+    let t = "<16 x i32>";
+    for (out, idx) in [(&rl, &jl), (&rh, &jh)] {
+        g.line(&format!(
+            "{out} = call {t} @llvm.x86.avx512.vpermi2var.d.512({t} {vl}, {t} {idx}, {t} {vh})"
+        ));
+    }
+    g.line(&format!(
+        "{r} = shufflevector {t} {rl}, {t} {rh}, <32 x i32> <{}>",
+        all.join(", ")
+    ));
+    r
+}
+
+/// Lane `j[l]` of `v` for each lane `l`, through a stack buffer (CPUs
+/// without AVX-512).
+fn gather_lanes(g: &mut Gen, v: &str, j: &str) -> String {
+    let bp = g.t();
+    g.line(&format!(
+        "{bp} = bitcast [32 x i32]* %shfl_buf to <32 x i32>*"
+    ));
+    g.line(&format!(
+        "store <32 x i32> {v}, <32 x i32>* {bp}, align 64"
+    ));
+    let base = g.t();
+    g.line(&format!(
+        "{base} = getelementptr [32 x i32], [32 x i32]* %shfl_buf, i32 0, i32 0"
+    ));
+    let ptrs = g.t();
+    g.line(&format!(
+        "{ptrs} = getelementptr i32, i32* {base}, <32 x i32> {j}"
+    ));
+    let got = g.t();
+    g.line(&format!("{got} = call <32 x i32> @llvm.masked.gather.v32i32.v32p0i32(<32 x i32*> {ptrs}, i32 4, <32 x i1> {}, <32 x i32> undef)", sc(1, 1)));
+    got
 }
