@@ -31,9 +31,6 @@ pub mod state {
     /// (set when a warp yields from a loop, so a lane holding a lock that
     /// others spin on gets to run).
     pub const PICK_MAX: usize = 144;
-    /// Non-zero once registers have been saved (a fresh warp starts from
-    /// zeroed registers without reading them).
-    pub const STARTED: usize = 148;
     /// `bar.red` partial results of this warp's arrivals (popc, and, or)
     /// and the CTA-wide results the driver writes back on release.
     pub const RED_POPC: usize = 152;
@@ -950,7 +947,7 @@ pub fn emit(
     let (remat, remat_insts) = crate::uniform::rematerialisable(m, p);
     g.remat = remat;
     g.out.push_str(&format!(
-        "define i32 @wf_warp(i8* %st, i64* %env, i32 %warp) #0 {{\nentry:\n;ALLOCAS\n"
+        "define i32 @wf_warp(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live) #0 {{\nentry:\n;ALLOCAS\n"
     ));
     // Allocas for registers and warp bookkeeping (promoted to SSA by
     // mem2reg). In large kernels the registers live across blocks stay in
@@ -984,9 +981,49 @@ pub fn emit(
     g.line("%yielded = alloca i1");
     g.line("store i32 16384, i32* %budget");
     g.line("store i1 false, i1* %yielded");
+    // A first call (`fresh_live` = the warp's live lanes) starts every
+    // live lane at the entry block with nothing waiting: no header to read.
+    g.line("%is_fresh = icmp ne i32 %fresh_live, 0");
+    g.line("br i1 %is_fresh, label %fresh, label %restore");
+    g.emit_label("fresh");
+    {
+        let lm = g.mask_of_bits("%fresh_live");
+        let n0 = g.t();
+        g.line(&format!(
+            "{n0} = select <32 x i1> {lm}, <32 x i32> zeroinitializer, <32 x i32> {}",
+            sc(32, u64::from(DONE))
+        ));
+        g.line(&format!("store <32 x i32> {n0}, <32 x i32>* %next"));
+        g.line("store i32 %fresh_live, i32* %live");
+        for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
+            g.line(&format!("store i32 0, i32* %{name}"));
+        }
+        for (o, v) in [
+            (state::RED_POPC, 0),
+            (state::RED_AND, 1),
+            (state::RED_OR, 0),
+            (state::RESUME_AT, 0),
+        ] {
+            let c = g.state_ptr(o, "i32");
+            g.line(&format!("store i32 {v}, i32* {c}"));
+        }
+        for (i, b) in reg_bits.iter().enumerate() {
+            if g.uniform[i] {
+                g.line(&format!("store i{b} 0, i{b}* %r{i}"));
+            } else {
+                g.line(&format!(
+                    "store {} zeroinitializer, {}* %r{i}",
+                    vt(*b),
+                    vt(*b)
+                ));
+            }
+        }
+        g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
+        g.line("br label %B0");
+    }
     // Restore state.
-    let np = g.t();
-    g.line(&format!("{np} = bitcast i8* %st to <32 x i32>*"));
+    g.emit_label("restore");
+    let np = g.state_ptr(state::NEXT, "<32 x i32>");
     let nv = g.t();
     g.line(&format!(
         "{nv} = load <32 x i32>, <32 x i32>* {np}, align 4"
@@ -1003,33 +1040,6 @@ pub fn emit(
         let v = g.t();
         g.line(&format!("{v} = load i32, i32* {c}"));
         g.line(&format!("store i32 {v}, i32* %{name}"));
-    }
-    {
-        let c = g.state_ptr(state::STARTED, "i32");
-        let v = g.t();
-        let z = g.t();
-        g.line(&format!("{v} = load i32, i32* {c}"));
-        g.line(&format!("{z} = icmp eq i32 {v}, 0"));
-        g.line(&format!("br i1 {z}, label %fresh, label %resume"));
-        g.emit_label("fresh");
-        for (i, b) in reg_bits.iter().enumerate() {
-            if g.uniform[i] {
-                g.line(&format!("store i{b} 0, i{b}* %r{i}"));
-            } else {
-                g.line(&format!(
-                    "store {} zeroinitializer, {}* %r{i}",
-                    vt(*b),
-                    vt(*b)
-                ));
-            }
-        }
-        // A fresh warp has every live lane at the entry block: no need to
-        // ask the dispatcher.
-        let lv = g.load_scalar("live", "i32");
-        let lm = g.mask_of_bits(&lv);
-        g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
-        g.line("br label %B0");
-        g.emit_label("resume");
     }
     for (i, b) in reg_bits.iter().enumerate() {
         if !g.saved(i) || g.regs_in_state {
@@ -1255,9 +1265,18 @@ pub fn emit(
 
     // Save state and return.
     g.emit_label("leave");
+    {
+        // A finished warp is never looked at again: nothing to save.
+        let lv = g.load_scalar("live", "i32");
+        let alldone = g.t();
+        g.line(&format!("{alldone} = icmp eq i32 {lv}, 0"));
+        g.line(&format!("br i1 {alldone}, label %finished, label %unfinished"));
+        g.emit_label("finished");
+        g.line("ret i32 0");
+        g.emit_label("unfinished");
+    }
     let nv = g.load_scalar("next", "<32 x i32>");
-    let np = g.t();
-    g.line(&format!("{np} = bitcast i8* %st to <32 x i32>*"));
+    let np = g.state_ptr(state::NEXT, "<32 x i32>");
     g.line(&format!("store <32 x i32> {nv}, <32 x i32>* {np}, align 4"));
     for (name, o) in [
         ("live", state::LIVE),
@@ -1269,15 +1288,6 @@ pub fn emit(
         let v = g.load_scalar(name, "i32");
         let c = g.state_ptr(o, "i32");
         g.line(&format!("store i32 {v}, i32* {c}"));
-    }
-    {
-        let lv = g.load_scalar("live", "i32");
-        let alldone = g.t();
-        g.line(&format!("{alldone} = icmp eq i32 {lv}, 0"));
-        g.line(&format!("br i1 {alldone}, label %saved, label %save_regs"));
-        g.emit_label("save_regs");
-        let c = g.state_ptr(state::STARTED, "i32");
-        g.line(&format!("store i32 1, i32* {c}"));
     }
     for (i, b) in reg_bits.iter().enumerate() {
         if !g.saved(i) || g.regs_in_state {

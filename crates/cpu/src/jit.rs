@@ -14,8 +14,9 @@ use llvm_sys::orc2::lljit::*;
 use llvm_sys::orc2::*;
 use std::sync::OnceLock;
 
-/// `fn(state, env, warp) -> status`
-pub type WarpFn = unsafe extern "C" fn(*mut u8, *const u64, u32) -> u32;
+/// `fn(state, env, warp, fresh_live) -> status`: `fresh_live` is the
+/// warp's live lanes on its first call (which reads no state), else 0.
+pub type WarpFn = unsafe extern "C" fn(*mut u8, *const u64, u32, u32) -> u32;
 
 /// Host CPU name and feature string for code generation.
 pub fn host() -> &'static (String, String) {

@@ -20,7 +20,7 @@ mod uniform;
 pub use jit::CacheUse;
 pub use prepare::Unsupported;
 
-use emit::{env, state, DONE, W};
+use emit::{env, state, W};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -209,7 +209,7 @@ pub fn launch(
                 let mut states_buf = vec![0u64; (nwarps * k.state_bytes).div_ceil(8) + 24];
                 let skip = states_buf.as_ptr().align_offset(128);
                 let states = &mut states_buf[skip..];
-                let headers = warp_headers(nthreads as usize);
+                let lanes = warp_lanes(nthreads as usize);
                 let mut envv = [0u64; env::LEN];
                 envv[env::PARAMS] = params.as_ptr() as u64;
                 envv[env::SHARED] = shared.as_mut_ptr() as u64;
@@ -258,7 +258,7 @@ pub fn launch(
                     local.fill(0);
                     let cta = i;
                     i += 1;
-                    if let Err(e) = run_cta(k, &envv, states, &headers, nthreads as usize, ctaid) {
+                    if let Err(e) = run_cta(k, &envv, states, &lanes, nthreads as usize, ctaid) {
                         stop.store(true, Ordering::Relaxed);
                         let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
                         if slot.as_ref().is_none_or(|(j, _)| cta < *j) {
@@ -302,26 +302,16 @@ fn set_word(st: &mut [u8], off: usize, v: u32) {
 }
 
 /// Run one CTA: warps in turn until all exit, releasing barriers.
-/// The initial state headers of a CTA's warps: every live lane at the
-/// entry block (a partial last warp's other lanes done), nothing waiting.
-/// Registers are not part of it: a fresh warp zeroes its own.
-fn warp_headers(nthreads: usize) -> Vec<[u8; state::REGS]> {
+/// The live lanes of each warp of a CTA (a partial last warp has fewer).
+fn warp_lanes(nthreads: usize) -> Vec<u32> {
     (0..nthreads.div_ceil(W as usize))
         .map(|w| {
-            let mut st = [0u8; state::REGS];
             let lanes = (nthreads - w * W as usize).min(W as usize);
-            for l in 0..W as usize {
-                let v = if l < lanes { 0 } else { DONE };
-                st[state::NEXT + 4 * l..state::NEXT + 4 * l + 4].copy_from_slice(&v.to_le_bytes());
-            }
-            let live = if lanes == 32 {
+            if lanes == 32 {
                 u32::MAX
             } else {
                 (1u32 << lanes) - 1
-            };
-            set_word(&mut st, state::LIVE, live);
-            set_word(&mut st, state::RED_AND, 1);
-            st
+            }
         })
         .collect()
 }
@@ -330,7 +320,7 @@ fn run_cta(
     k: &CompiledKernel,
     envv: &[u64],
     states_words: &mut [u64],
-    headers: &[[u8; state::REGS]],
+    lanes: &[u32],
     nthreads: usize,
     ctaid: [u32; 3],
 ) -> Result<(), ExecError> {
@@ -340,9 +330,9 @@ fn run_cta(
     let bytes: &mut [u8] = unsafe {
         std::slice::from_raw_parts_mut(states_words.as_mut_ptr() as *mut u8, states_words.len() * 8)
     };
-    for (w, h) in headers.iter().enumerate().take(nwarps) {
-        bytes[w * sb..w * sb + state::REGS].copy_from_slice(h);
-    }
+    // First calls start the warps (they read no state).
+    let mut fresh = [0u32; 32];
+    fresh[..nwarps].copy_from_slice(&lanes[..nwarps]);
     // At most 32 warps: fixed arrays, no allocation per barrier round.
     let mut finished = [false; 32];
     loop {
@@ -355,7 +345,8 @@ fn run_cta(
             let st = bytes[w * sb..].as_mut_ptr();
             // SAFETY: the state buffer holds `state_bytes` for this warp and
             // the environment describes live buffers for this CTA.
-            let code = unsafe { (k.func)(st, envv.as_ptr(), w as u32) };
+            let code = unsafe { (k.func)(st, envv.as_ptr(), w as u32, fresh[w]) };
+            fresh[w] = 0;
             match code {
                 0 => *done = true,
                 1 => at_barrier += 1,
