@@ -117,6 +117,8 @@ pub(crate) struct Gen<'a> {
     pub(crate) regs_in_state: bool,
     /// The CPU has AVX-512 (two-table permutes for shuffles).
     pub(crate) avx512: bool,
+    /// Element sizes whose out-of-line slow load path is used.
+    pub(crate) slow_loads: std::collections::BTreeSet<u32>,
     /// Stack buffers, emitted in the entry block.
     pub(crate) allocas: String,
 }
@@ -942,6 +944,7 @@ pub fn emit(
         checks: Vec::new(),
         regs_in_state: false,
         avx512: features.contains("+avx512f"),
+        slow_loads: std::collections::BTreeSet::new(),
         allocas: String::new(),
     };
     let (remat, remat_insts) = crate::uniform::rematerialisable(m, p);
@@ -1323,6 +1326,9 @@ pub fn emit(
     ir.push_str(DECLS);
     let allocas = std::mem::take(&mut g.allocas);
     ir.push_str(&g.out.replacen(";ALLOCAS\n", &allocas, 1));
+    for bits in &g.slow_loads {
+        ir.push_str(&crate::lower::slow_load_fn(*bits));
+    }
     let _ = writeln!(
         ir,
         "attributes #0 = {{ nounwind \"target-cpu\"=\"{cpu}\" \"target-features\"=\"{features}\" \"prefer-vector-width\"=\"512\" \"min-legal-vector-width\"=\"512\" }}"
@@ -1404,6 +1410,10 @@ declare void @llvm.masked.scatter.v32i8.v32p0i8(<32 x i8>, <32 x i8*>, i32, <32 
 declare void @llvm.masked.scatter.v32i16.v32p0i16(<32 x i16>, <32 x i16*>, i32, <32 x i1>)
 declare void @llvm.masked.scatter.v32i32.v32p0i32(<32 x i32>, <32 x i32*>, i32, <32 x i1>)
 declare void @llvm.masked.scatter.v32i64.v32p0i64(<32 x i64>, <32 x i64*>, i32, <32 x i1>)
+declare <16 x i8> @llvm.masked.load.v16i8.p0v16i8(<16 x i8>*, i32, <16 x i1>, <16 x i8>)
+declare <16 x i16> @llvm.masked.load.v16i16.p0v16i16(<16 x i16>*, i32, <16 x i1>, <16 x i16>)
+declare <16 x i32> @llvm.masked.load.v16i32.p0v16i32(<16 x i32>*, i32, <16 x i1>, <16 x i32>)
+declare <16 x i64> @llvm.masked.load.v16i64.p0v16i64(<16 x i64>*, i32, <16 x i1>, <16 x i64>)
 declare <32 x i8> @llvm.masked.load.v32i8.p0v32i8(<32 x i8>*, i32, <32 x i1>, <32 x i8>)
 declare <32 x i16> @llvm.masked.load.v32i16.p0v32i16(<32 x i16>*, i32, <32 x i1>, <32 x i16>)
 declare <32 x i32> @llvm.masked.load.v32i32.p0v32i32(<32 x i32>*, i32, <32 x i1>, <32 x i32>)

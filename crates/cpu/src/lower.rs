@@ -211,42 +211,91 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.line(&format!("{v1} = call {} @llvm.masked.load.v32i{bits}.p0v32i{bits}({}* {bp}, i32 {size}, <32 x i1> {exec}, {} undef)", vt(bits), vt(bits), vt(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lg);
-    // Every active lane reading one address (a loop over a shared tile,
-    // a table entry): one scalar load, broadcast.
-    let s0 = g.splat("i64", &h0);
-    let same = icmp(g, "eq", 64, h, &s0);
-    let nex = not1(g, exec);
-    let ok = g.t();
-    g.line(&format!("{ok} = or <32 x i1> {same}, {nex}"));
-    let (all_same, some, bc) = (g.t(), g.t(), g.t());
-    g.line(&format!(
-        "{all_same} = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> {ok})"
-    ));
-    g.line(&format!("{some} = icmp ne i32 {eb}, 0"));
-    g.line(&format!("{bc} = and i1 {all_same}, {some}"));
-    let (lb, lgg) = (g.label("ld_bcast"), g.label("ld_gather_any"));
-    g.line(&format!("br i1 {bc}, label %{lb}, label %{lgg}"));
-    g.emit_label(&lb);
-    let (sp, sv) = (g.t(), g.t());
-    g.line(&format!("{sp} = inttoptr i64 {h0} to i{bits}*"));
-    g.line(&format!("{sv} = load i{bits}, i{bits}* {sp}, align {size}"));
-    let v3 = g.splat(&format!("i{bits}"), &sv);
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lgg);
-    let ps = g.t();
-    g.line(&format!(
-        "{ps} = inttoptr <32 x i64> {h} to <32 x i{bits}*>"
-    ));
+    // Not consecutive: half-warp broadcasts, half-warp rows or a gather,
+    // out of line (one copy per element size keeps kernels small).
+    g.slow_loads.insert(bits);
     let v2 = g.t();
-    g.line(&format!("{v2} = call {} @llvm.masked.gather.v32i{bits}.v32p0i{bits}(<32 x i{bits}*> {ps}, i32 {size}, <32 x i1> {exec}, {} undef)", vt(bits), vt(bits)));
+    g.line(&format!(
+        "{v2} = call {} @wf_ld_slow_{bits}(<32 x i64> {h}, <32 x i1> {exec})",
+        vt(bits)
+    ));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
     let v = g.t();
     g.line(&format!(
-        "{v} = phi {} [ {v0}, %{lf} ], [ {v1}, %{lm} ], [ {v3}, %{lb} ], [ {v2}, %{lgg} ]",
+        "{v} = phi {} [ {v0}, %{lf} ], [ {v1}, %{lm} ], [ {v2}, %{lg} ]",
         vt(bits)
     ));
     v
+}
+
+/// The out-of-line part of a load of `bits`-bit elements whose lanes are
+/// not consecutive: each half-warp (16 lanes, a row of a 16-wide block)
+/// reading one address (two scalar loads) or its own consecutive elements
+/// (two half-width loads); else a gather.
+pub(crate) fn slow_load_fn(bits: u32) -> String {
+    let size = bits / 8;
+    let list = |r: std::ops::Range<u32>, f: &dyn Fn(u32) -> String| {
+        r.map(f).collect::<Vec<_>>().join(", ")
+    };
+    let half_idx = list(0..32, &|i| format!("i32 {}", if i < 16 { 0 } else { 16 }));
+    let steps = list(0..32, &|l| format!("i64 {}", (l % 16) * size));
+    let lo = list(0..16, &|i| format!("i32 {i}"));
+    let hi = list(16..32, &|i| format!("i32 {i}"));
+    let all = list(0..32, &|i| format!("i32 {i}"));
+    let ones = list(0..32, &|_| "i1 true".to_string());
+    format!(
+        "define internal <32 x i{bits}> @wf_ld_slow_{bits}(<32 x i64> %h, <32 x i1> %exec) noinline #0 {{
+entry:
+  %eb = bitcast <32 x i1> %exec to i32
+  %h0 = extractelement <32 x i64> %h, i32 0
+  %h16 = extractelement <32 x i64> %h, i32 16
+  %x = insertelement <32 x i64> undef, i64 %h0, i32 0
+  %y = insertelement <32 x i64> %x, i64 %h16, i32 16
+  %halves = shufflevector <32 x i64> %y, <32 x i64> undef, <32 x i32> <{half_idx}>
+  %nex = xor <32 x i1> %exec, <{ones}>
+  %same = icmp eq <32 x i64> %h, %halves
+  %ok = or <32 x i1> %same, %nex
+  %all_same = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> %ok)
+  %lo = and i32 %eb, 65535
+  %hi = lshr i32 %eb, 16
+  %lo_any = icmp ne i32 %lo, 0
+  %hi_any = icmp ne i32 %hi, 0
+  %both = and i1 %lo_any, %hi_any
+  %bc = and i1 %all_same, %both
+  br i1 %bc, label %bcast, label %halves_test
+bcast:
+  %sp0 = inttoptr i64 %h0 to i{bits}*
+  %sv0 = load i{bits}, i{bits}* %sp0, align {size}
+  %sp1 = inttoptr i64 %h16 to i{bits}*
+  %sv1 = load i{bits}, i{bits}* %sp1, align {size}
+  %bx = insertelement <32 x i{bits}> undef, i{bits} %sv0, i32 0
+  %by = insertelement <32 x i{bits}> %bx, i{bits} %sv1, i32 16
+  %bv = shufflevector <32 x i{bits}> %by, <32 x i{bits}> undef, <32 x i32> <{half_idx}>
+  ret <32 x i{bits}> %bv
+halves_test:
+  %expect = add <32 x i64> %halves, <{steps}>
+  %eq = icmp eq <32 x i64> %h, %expect
+  %ok2 = or <32 x i1> %eq, %nex
+  %all2 = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> %ok2)
+  br i1 %all2, label %rows, label %gather
+rows:
+  %p0 = inttoptr i64 %h0 to <16 x i{bits}>*
+  %p1 = inttoptr i64 %h16 to <16 x i{bits}>*
+  %m0 = shufflevector <32 x i1> %exec, <32 x i1> undef, <16 x i32> <{lo}>
+  %m1 = shufflevector <32 x i1> %exec, <32 x i1> undef, <16 x i32> <{hi}>
+  %w0 = call <16 x i{bits}> @llvm.masked.load.v16i{bits}.p0v16i{bits}(<16 x i{bits}>* %p0, i32 {size}, <16 x i1> %m0, <16 x i{bits}> undef)
+  %w1 = call <16 x i{bits}> @llvm.masked.load.v16i{bits}.p0v16i{bits}(<16 x i{bits}>* %p1, i32 {size}, <16 x i1> %m1, <16 x i{bits}> undef)
+  %v = shufflevector <16 x i{bits}> %w0, <16 x i{bits}> %w1, <32 x i32> <{all}>
+  ret <32 x i{bits}> %v
+gather:
+  %ps = inttoptr <32 x i64> %h to <32 x i{bits}*>
+  %g = call <32 x i{bits}> @llvm.masked.gather.v32i{bits}.v32p0i{bits}(<32 x i{bits}*> %ps, i32 {size}, <32 x i1> %exec, <32 x i{bits}> undef)
+  ret <32 x i{bits}> %g
+}}
+
+"
+    )
 }
 
 fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
