@@ -223,9 +223,12 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32) {
             ));
         }
         _ => {
-            // exchange through shared memory across a barrier
+            // exchange through shared memory across a barrier: from the
+            // neighbour lane, the first lane of the half-warp (half
+            // broadcasts) or lane i % 16 (both halves read one row)
+            let from = ["%shn", "%shb", "%shr"][rng.pick(3)];
             out.push_str(&format!(
-                "  st.shared.u32 [%sh], {};\n  bar.sync 0;\n  ld.shared.u32 {}, [%shn];\n  bar.sync 0;\n",
+                "  st.shared.u32 [%sh], {};\n  bar.sync 0;\n  ld.shared.u32 {}, [{from}];\n  bar.sync 0;\n",
                 r(rng),
                 r(rng)
             ));
@@ -262,10 +265,12 @@ fn kernel(seed: u64) -> String {
     }
     format!(
         ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po)\n{{\n\
-  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn, %ta;\n  .reg .b32 %ra, %rb;\n  .shared .align 4 .b8 buf[1024];\n\
+  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta;\n  .reg .b32 %ra, %rb;\n  .shared .align 4 .b8 buf[1024];\n\
   mov.u32 %r9, %tid.x;\n  setp.ne.u32 %p0, %r9, 5;\n\
   ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %r9, {};\n  add.s64 %out, %out, %t64;\n\
   mov.u64 %sh, buf;\n  mul.wide.u32 %t64, %r9, 4;\n  add.s64 %sh, %sh, %t64;\n  xor.b32 %r8, %r9, 1;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shn, buf;\n  add.s64 %shn, %shn, %t64;\n\
+  and.b32 %r8, %r9, -16;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shb, buf;\n  add.s64 %shb, %shb, %t64;\n\
+  and.b32 %r8, %r9, 15;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shr, buf;\n  add.s64 %shr, %shr, %t64;\n\
 {init}{body}{stores}  ret;\n}}\n",
         8 * NREG
     )
