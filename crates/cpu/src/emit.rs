@@ -982,6 +982,10 @@ pub fn emit(
     g.line("%shfl_buf = alloca [32 x i32], align 64");
     g.line("%budget = alloca i32");
     g.line("%yielded = alloca i1");
+    // Set while a latest-first pick is in effect: then runnable lanes may
+    // sit at earlier blocks, and only the dispatcher knows where to go.
+    g.line("%latest = alloca i1");
+    g.line("store i1 false, i1* %latest");
     g.line("store i32 16384, i32* %budget");
     g.line("store i1 false, i1* %yielded");
     // A first call (`fresh_live` = the warp's live lanes) starts every
@@ -1158,6 +1162,7 @@ pub fn emit(
     g.line(&format!("{cmin_none} = icmp eq i32 {cmin}, -1"));
     g.line(&format!("{cur} = select i1 {cmin_none}, i32 -1, i32 {c2}"));
     g.line("store i32 0, i32* %pick_max");
+    g.line(&format!("store i1 {pmb}, i1* %latest"));
     let none = g.t();
     g.line(&format!("{none} = icmp eq i32 {cur}, -1"));
     g.line(

@@ -1028,6 +1028,38 @@ pub(crate) fn emit_inst(
     Ok(())
 }
 
+/// Whether, after the current block sends lanes to `x` (and none to an
+/// earlier block), the dispatcher's pick is `x`: every runnable lane is at
+/// the current block or later while it runs (the dispatcher takes the
+/// earliest), so a backward target or the very next block is the earliest
+/// with lanes. Not so after a latest-first pick, checked at run time.
+fn next_is_known(g: &Gen, x: u32) -> bool {
+    x <= g.cur_id || x == g.cur_id + 1
+}
+
+/// Go to block `x` as the dispatcher would: with every lane whose next is
+/// `x` (including any waiting at a collective there); the dispatcher
+/// itself when a latest-first pick is in effect.
+fn pick_known(g: &mut Gen, x: u32) {
+    let latest = g.load_scalar("latest", "i1");
+    let go = g.label("pick_known");
+    g.line(&format!("br i1 {latest}, label %dispatch, label %{go}"));
+    g.emit_label(&go);
+    let next = g.load_scalar("next", "<32 x i32>");
+    let xs = g.splat("i32", &x.to_string());
+    let m = g.t();
+    g.line(&format!("{m} = icmp eq <32 x i32> {next}, {xs}"));
+    g.line(&format!("store <32 x i1> {m}, <32 x i1>* %mask"));
+    let mb = g.bits_of_mask(&m);
+    let wc = g.load_scalar("wait_coll", "i32");
+    let (nmb, wc2) = (g.t(), g.t());
+    g.line(&format!("{nmb} = xor i32 {mb}, -1"));
+    g.line(&format!("{wc2} = and i32 {wc}, {nmb}"));
+    g.line(&format!("store i32 {wc2}, i32* %wait_coll"));
+    let tl = g.target(x);
+    g.line(&format!("br label %{tl}"));
+}
+
 /// next = target for the lanes of the group.
 pub(crate) fn set_next(g: &mut Gen, target: &str) {
     let mask = g.load_scalar("mask", "<32 x i1>");
@@ -1050,7 +1082,11 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
             g.line(&format!("br i1 {conv}, label %{tl}, label %{slow}"));
             g.emit_label(&slow);
             set_next(g, &sc(32, u64::from(id)));
-            g.line("br label %dispatch");
+            if next_is_known(g, id) {
+                pick_known(g, id);
+            } else {
+                g.line("br label %dispatch");
+            }
         }
         Some(Terminator::Branch {
             pred,
@@ -1078,7 +1114,37 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
             g.emit_label(&slow);
             let tgt = sel(g, &pv, 32, &sc(32, u64::from(ti)), &sc(32, u64::from(ei)));
             set_next(g, &tgt);
-            g.line("br label %dispatch");
+            // The earlier target that receives lanes is where the
+            // dispatcher would go, when it is a backward target or the
+            // next block (see `next_is_known`).
+            let (lo, hi) = (ti.min(ei), ti.max(ei));
+            if lo == hi {
+                if next_is_known(g, lo) {
+                    pick_known(g, lo);
+                } else {
+                    g.line("br label %dispatch");
+                }
+            } else {
+                let lo_bits = if lo == ti {
+                    tb.clone()
+                } else {
+                    let nt = g.t();
+                    g.line(&format!("{nt} = xor i32 {mb}, {tb}"));
+                    nt
+                };
+                let any_lo = g.t();
+                g.line(&format!("{any_lo} = icmp ne i32 {lo_bits}, 0"));
+                let (llo, lhi) = (g.label("to_lo"), g.label("to_hi"));
+                g.line(&format!("br i1 {any_lo}, label %{llo}, label %{lhi}"));
+                for (l, x) in [(llo, lo), (lhi, hi)] {
+                    g.emit_label(&l);
+                    if next_is_known(g, x) {
+                        pick_known(g, x);
+                    } else {
+                        g.line("br label %dispatch");
+                    }
+                }
+            }
         }
         Some(Terminator::Exit) | Some(Terminator::Return) | None => {
             let nmb = g.t();
