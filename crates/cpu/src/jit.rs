@@ -23,6 +23,24 @@ pub fn host() -> &'static (String, String) {
     static HOST: OnceLock<(String, String)> = OnceLock::new();
     HOST.get_or_init(|| {
         let _ = Target::initialize_native(&InitializationConfig::default());
+        // For people tuning code generation: LLVM's own options, e.g.
+        // WARPFOLD_LLVM_ARGS="-time-passes".
+        if let Ok(args) = std::env::var("WARPFOLD_LLVM_ARGS") {
+            let owned: Vec<std::ffi::CString> = std::iter::once("warpfold")
+                .chain(args.split_whitespace())
+                .filter_map(|a| std::ffi::CString::new(a).ok())
+                .collect();
+            let ptrs: Vec<*const std::ffi::c_char> = owned.iter().map(|a| a.as_ptr()).collect();
+            // SAFETY: argv-style array of NUL-terminated strings that
+            // outlive the call; LLVM copies what it keeps.
+            unsafe {
+                llvm_sys::support::LLVMParseCommandLineOptions(
+                    ptrs.len() as i32,
+                    ptrs.as_ptr(),
+                    std::ptr::null(),
+                )
+            };
+        }
         let features = TargetMachine::get_host_cpu_features()
             .to_string_lossy()
             .into_owned();
@@ -78,6 +96,18 @@ pub fn compile(
     Ok((load_object(&obj, helpers)?, used))
 }
 
+/// LLVM's code generator level: `WARPFOLD_CODEGEN_LEVEL=0..3`, else the
+/// highest. Level 0 (fast register allocation) halves the JIT time of big
+/// kernels but makes them 2-4x slower, so it is only a knob.
+fn codegen_level(_ir: &str) -> OptimizationLevel {
+    match std::env::var("WARPFOLD_CODEGEN_LEVEL").ok().as_deref() {
+        Some("0") => OptimizationLevel::None,
+        Some("1") => OptimizationLevel::Less,
+        Some("2") => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    }
+}
+
 /// Parse, optimise and generate an object file for this CPU.
 fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
     let (cpu, features) = host();
@@ -96,7 +126,7 @@ fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
             &triple,
             cpu,
             features,
-            OptimizationLevel::Aggressive,
+            codegen_level(ir),
             RelocMode::Default,
             CodeModel::JITDefault,
         )
@@ -112,6 +142,7 @@ fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
     // Our IR is vector code by construction: it needs promotion to SSA and
     // scalar clean-up, not the loop unroller/vectoriser of -O3 (which is
     // slow on the dispatcher loop and unrolls the per-lane helper loops).
+    let t_opt = std::time::Instant::now();
     let fpm: PassManager<inkwell::values::FunctionValue> = PassManager::create(&module);
     fpm.add_scalar_repl_aggregates_pass_ssa();
     fpm.add_promote_memory_to_register_pass();
@@ -130,9 +161,17 @@ fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
         // The optimised module, as the code generator sees it.
         let _ = module.print_to_file(std::path::Path::new(&path));
     }
+    let t_cg = std::time::Instant::now();
     let obj = tm
         .write_to_memory_buffer(&module, FileType::Object)
         .map_err(|e| Unsupported(format!("LLVM code generation: {e}")))?;
+    if std::env::var_os("WARPFOLD_TIME_JIT").is_some() {
+        eprintln!(
+            "warpfold: LLVM passes {:.1} ms, code generation {:.1} ms",
+            (t_cg - t_opt).as_secs_f64() * 1e3,
+            t_cg.elapsed().as_secs_f64() * 1e3
+        );
+    }
     Ok(obj.as_slice().to_vec())
 }
 
