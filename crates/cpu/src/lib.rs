@@ -49,6 +49,8 @@ pub struct CompiledKernel {
     /// them through `desc_table` (env::DESCS).
     _descs: Vec<Box<InstKind>>,
     desc_table: Vec<u64>,
+    /// The kernel uses `bar.red` (the driver combines the warps' shares).
+    bar_red: bool,
     /// Milliseconds spent compiling (or loading from the disk cache).
     pub compile_ms: f64,
     /// Whether the machine code came from the disk cache.
@@ -103,10 +105,22 @@ pub fn compile(
         .iter()
         .map(|d| &**d as *const InstKind as u64)
         .collect();
+    let bar_red = p.func.blocks.values().any(|b| {
+        b.insts.iter().any(|i| {
+            matches!(
+                i.kind,
+                InstKind::Bar {
+                    kind: warpfold_ir::BarKind::Red(_),
+                    ..
+                }
+            )
+        })
+    });
     Ok(CompiledKernel {
         func,
         cache,
         desc_table,
+        bar_red,
         state_bytes: e.state_bytes,
         frame_size: p.func.frame_size,
         layout,
@@ -333,39 +347,48 @@ fn run_cta(
     // First calls start the warps (they read no state).
     let mut fresh = [0u32; 32];
     fresh[..nwarps].copy_from_slice(&lanes[..nwarps]);
-    // At most 32 warps: fixed arrays, no allocation per barrier round.
-    let mut finished = [false; 32];
+    // Warps not finished, as a bit set (at most 32 warps).
+    let mut running: u32 = if nwarps == 32 {
+        u32::MAX
+    } else {
+        (1u32 << nwarps) - 1
+    };
     loop {
         let (mut at_barrier, mut stuck) = (0usize, 0usize);
         let mut yielded = false;
-        for (w, done) in finished.iter_mut().enumerate().take(nwarps) {
-            if *done {
-                continue;
-            }
+        let mut todo = running;
+        while todo != 0 {
+            let w = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
             let st = bytes[w * sb..].as_mut_ptr();
             // SAFETY: the state buffer holds `state_bytes` for this warp and
             // the environment describes live buffers for this CTA.
             let code = unsafe { (k.func)(st, envv.as_ptr(), w as u32, fresh[w]) };
             fresh[w] = 0;
             match code {
-                0 => *done = true,
+                0 => running &= !(1 << w),
                 1 => at_barrier += 1,
                 3 => return Ok(()),
                 4 => yielded = true,
                 _ => stuck += 1,
             }
         }
-        if finished[..nwarps].iter().all(|f| *f) {
+        if running == 0 {
             return Ok(());
         }
         if yielded {
             continue;
         }
         // Every warp still running waits at a barrier: release it if all
-        // their live lanes are there, at the same place.
+        // their live lanes are there, at the same place. bar.red combines
+        // the warps' shares; every warp reads the result when it resumes.
         let mut site: Option<u32> = None;
         let mut ok = stuck == 0;
-        for w in (0..nwarps).filter(|w| !finished[*w]) {
+        let (mut popc, mut all, mut any) = (0u32, 1u32, 0u32);
+        let mut todo = running;
+        while todo != 0 {
+            let w = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
             let st = &bytes[w * sb..(w + 1) * sb];
             let (live, wb, s) = (
                 word(st, state::LIVE),
@@ -386,6 +409,11 @@ fn run_cta(
                 }
                 site = Some(s);
             }
+            if k.bar_red {
+                popc += word(st, state::RED_POPC);
+                all &= word(st, state::RED_AND);
+                any |= word(st, state::RED_OR);
+            }
         }
         if !ok || at_barrier == 0 {
             return Err(ExecError::Deadlock {
@@ -396,30 +424,25 @@ fn run_cta(
                 ),
             });
         }
-        // bar.red: combine the warps' shares; every warp reads the result
-        // when it resumes, and the shares start again.
-        let (mut popc, mut all, mut any) = (0u32, 1u32, 0u32);
-        for w in (0..nwarps).filter(|w| !finished[*w]) {
-            let st = &bytes[w * sb..(w + 1) * sb];
-            popc += word(st, state::RED_POPC);
-            all &= word(st, state::RED_AND);
-            any |= word(st, state::RED_OR);
-        }
-        for w in (0..nwarps).filter(|w| !finished[*w]) {
+        let mut todo = running;
+        while todo != 0 {
+            let w = todo.trailing_zeros() as usize;
+            todo &= todo - 1;
             let st = &mut bytes[w * sb..(w + 1) * sb];
             set_word(st, state::WAIT_BAR, 0);
             set_word(st, state::BAR_SITE, 0);
-            set_word(st, state::RED_RESULT, popc);
-            set_word(st, state::RED_RESULT + 4, all);
-            set_word(st, state::RED_RESULT + 8, any);
-            set_word(st, state::RED_POPC, 0);
-            set_word(st, state::RED_AND, 1);
-            set_word(st, state::RED_OR, 0);
+            if k.bar_red {
+                set_word(st, state::RED_RESULT, popc);
+                set_word(st, state::RED_RESULT + 4, all);
+                set_word(st, state::RED_RESULT + 8, any);
+                set_word(st, state::RED_POPC, 0);
+                set_word(st, state::RED_AND, 1);
+                set_word(st, state::RED_OR, 0);
+            }
         }
     }
 }
 
-/// Compiled kernels of one module, compiled on first use.
 /// Compiled kernels of one module, in memory; machine code also goes to
 /// the disk cache folder, if any.
 pub struct Cache {
