@@ -680,9 +680,7 @@ impl<'a> Gen<'a> {
             return x.to_string();
         }
         let w = self.t();
-        self.line(&format!(
-            "{w} = fpext <32 x float> {x} to <32 x double>"
-        ));
+        self.line(&format!("{w} = fpext <32 x float> {x} to <32 x double>"));
         w
     }
 
@@ -694,9 +692,7 @@ impl<'a> Gen<'a> {
                 fsplat(Ty::F64, "-0.0")
             ));
         } else {
-            self.line(&format!(
-                "{r} = fptrunc <32 x double> {q} to <32 x float>"
-            ));
+            self.line(&format!("{r} = fptrunc <32 x double> {q} to <32 x float>"));
         }
     }
 
@@ -723,11 +719,20 @@ impl<'a> Gen<'a> {
             self.line(&format!("{sub} = and <32 x i1> {sub_lo}, {sub_hi}"));
             self.line(&format!("{rc} = fdiv {f} {}, {b}", fsplat(Ty::F32, "1.0")));
             self.line(&format!("{m} = fmul {f} {a}, {rc}"));
-            self.line(&format!("{sel} = select <32 x i1> {sub}, {f} {m}, {f} {res}"));
+            self.line(&format!(
+                "{sel} = select <32 x i1> {sub}, {f} {m}, {f} {res}"
+            ));
             res = sel;
         }
-        let (aa, afin, prod, z, hz, nan, out) =
-            (self.t(), self.t(), self.t(), self.t(), self.t(), self.t(), self.t());
+        let (aa, afin, prod, z, hz, nan, out) = (
+            self.t(),
+            self.t(),
+            self.t(),
+            self.t(),
+            self.t(),
+            self.t(),
+            self.t(),
+        );
         self.line(&format!("{aa} = call {f} @llvm.fabs.v32f32({f} {a})"));
         self.line(&format!("{afin} = fcmp olt {f} {aa}, {inf}"));
         self.line(&format!("{prod} = fmul {f} {a}, {b}"));
@@ -738,8 +743,12 @@ impl<'a> Gen<'a> {
             "{nan} = bitcast <32 x i32> {} to {f}",
             sc(32, 0x7fff_ffff)
         ));
-        self.line(&format!("{hz} = select <32 x i1> {afin}, {f} {z}, {f} {nan}"));
-        self.line(&format!("{out} = select <32 x i1> {huge}, {f} {hz}, {f} {res}"));
+        self.line(&format!(
+            "{hz} = select <32 x i1> {afin}, {f} {z}, {f} {nan}"
+        ));
+        self.line(&format!(
+            "{out} = select <32 x i1> {huge}, {f} {hz}, {f} {res}"
+        ));
         out
     }
 
@@ -896,11 +905,11 @@ fn regs_in_state(p: &Prepared, reg_bits: &[u32], g: &Gen) -> bool {
     if let Ok(v) = std::env::var("WARPFOLD_REGS_IN_STATE") {
         return v == "1";
     }
-    let barriers = p
-        .func
-        .blocks
-        .values()
-        .any(|b| b.insts.iter().any(|i| matches!(i.kind, InstKind::Bar { .. })));
+    let barriers = p.func.blocks.values().any(|b| {
+        b.insts
+            .iter()
+            .any(|i| matches!(i.kind, InstKind::Bar { .. }))
+    });
     let saved = (0..reg_bits.len()).filter(|&i| g.saved(i)).count();
     barriers || p.order.len() * saved > REGS_IN_STATE_ABOVE
 }
@@ -964,7 +973,10 @@ pub fn emit(
         if g.regs_in_state && g.saved(i) {
             let (_, val) = g.saved_types(i, *b);
             let q = g.t();
-            g.line(&format!("{q} = getelementptr i8, i8* %st, i64 {}", reg_offsets[i]));
+            g.line(&format!(
+                "{q} = getelementptr i8, i8* %st, i64 {}",
+                reg_offsets[i]
+            ));
             g.line(&format!("%r{i} = bitcast i8* {q} to {val}*"));
         } else if g.uniform[i] {
             g.line(&format!("%r{i} = alloca i{b}"));
@@ -1080,7 +1092,9 @@ pub fn emit(
         g.line(&format!("{c3} = icmp eq i32 {pm}, 0"));
         g.line(&format!("{f1} = and i1 {c1}, {c2}"));
         g.line(&format!("{fast} = and i1 {f1}, {c3}"));
-        g.line(&format!("br i1 {fast}, label %resume_fast, label %dispatch"));
+        g.line(&format!(
+            "br i1 {fast}, label %resume_fast, label %dispatch"
+        ));
         g.emit_label("resume_fast");
         g.line(&format!("store i32 0, i32* {rp}"));
         let lv = g.load_scalar("live", "i32");
@@ -1091,8 +1105,13 @@ pub fn emit(
         let mut cases: Vec<String> = Vec::new();
         for bid in &p.order {
             let b = &f.blocks[*bid];
-            if let (Some(Inst { kind: InstKind::Bar { .. }, .. }), Some(Terminator::Jump(t))) =
-                (b.insts.first(), &b.term)
+            if let (
+                Some(Inst {
+                    kind: InstKind::Bar { .. },
+                    ..
+                }),
+                Some(Terminator::Jump(t)),
+            ) = (b.insts.first(), &b.term)
             {
                 let id = p.id_of[t.0 as usize];
                 let case = format!("i32 {id}, label %B{id}");
@@ -1136,7 +1155,11 @@ pub fn emit(
     let pm = g.load_scalar("pick_max", "i32");
     let pmb = g.t();
     g.line(&format!("{pmb} = icmp ne i32 {pm}, 0"));
-    let (lmax, lmin, lsel) = (g.label("pick_latest"), g.label("pick_earliest"), g.label("picked"));
+    let (lmax, lmin, lsel) = (
+        g.label("pick_latest"),
+        g.label("pick_earliest"),
+        g.label("picked"),
+    );
     g.line(&format!("br i1 {pmb}, label %{lmax}, label %{lmin}"));
     g.emit_label(&lmax);
     let isdone = g.t();
@@ -1278,7 +1301,9 @@ pub fn emit(
         let lv = g.load_scalar("live", "i32");
         let alldone = g.t();
         g.line(&format!("{alldone} = icmp eq i32 {lv}, 0"));
-        g.line(&format!("br i1 {alldone}, label %finished, label %unfinished"));
+        g.line(&format!(
+            "br i1 {alldone}, label %finished, label %unfinished"
+        ));
         g.emit_label("finished");
         g.line("ret i32 0");
         g.emit_label("unfinished");

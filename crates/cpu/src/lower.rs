@@ -1863,9 +1863,7 @@ fn gather_lanes(g: &mut Gen, v: &str, j: &str) -> String {
     g.line(&format!(
         "{bp} = bitcast [32 x i32]* %shfl_buf to <32 x i32>*"
     ));
-    g.line(&format!(
-        "store <32 x i32> {v}, <32 x i32>* {bp}, align 64"
-    ));
+    g.line(&format!("store <32 x i32> {v}, <32 x i32>* {bp}, align 64"));
     let base = g.t();
     g.line(&format!(
         "{base} = getelementptr [32 x i32], [32 x i32]* %shfl_buf, i32 0, i32 0"
