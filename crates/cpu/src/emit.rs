@@ -1026,7 +1026,13 @@ pub fn emit(
             let c = g.state_ptr(o, "i32");
             g.line(&format!("store i32 {v}, i32* {c}"));
         }
+        // Registers no lane reads before writing need no zero; in the warp
+        // state that saves real stores (allocas fold away anyway).
+        let read_before_written = crate::uniform::live_at_entry(p);
         for (i, b) in reg_bits.iter().enumerate() {
+            if g.regs_in_state && g.saved(i) && !read_before_written[i] {
+                continue;
+            }
             if g.uniform[i] {
                 g.line(&format!("store i{b} 0, i{b}* %r{i}"));
             } else {

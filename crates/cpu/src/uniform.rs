@@ -250,6 +250,23 @@ fn uses(i: &Inst) -> Vec<Reg> {
 /// written without keeping other lanes' old values (they are dead): each
 /// group of lanes that runs a block defines it before reading it.
 pub fn live_anywhere(p: &Prepared) -> Vec<bool> {
+    let live_in = live_in_sets(p);
+    let n = p.func.regs.len();
+    (0..n).map(|r| live_in.iter().any(|b| b[r])).collect()
+}
+
+/// Registers some lane may read before writing them: live on entry to the
+/// entry block. Only these need the zero a fresh warp starts with.
+pub fn live_at_entry(p: &Prepared) -> Vec<bool> {
+    let n = p.func.regs.len();
+    match p.order.first() {
+        Some(e) => live_in_sets(p)[e.0 as usize].clone(),
+        None => vec![false; n],
+    }
+}
+
+/// Per block (by index): the registers live on entry.
+fn live_in_sets(p: &Prepared) -> Vec<Vec<bool>> {
     let f = &p.func;
     let n = f.regs.len();
     let nb = f.blocks.len();
@@ -309,7 +326,7 @@ pub fn live_anywhere(p: &Prepared) -> Vec<bool> {
             }
         }
     }
-    (0..n).map(|r| (0..nb).any(|b| live_in[b][r])).collect()
+    live_in
 }
 
 /// Registers that need not survive a return to the CTA driver because they
