@@ -117,8 +117,9 @@ pub(crate) struct Gen<'a> {
     pub(crate) regs_in_state: bool,
     /// The CPU has AVX-512 (two-table permutes for shuffles).
     pub(crate) avx512: bool,
-    /// Element sizes whose out-of-line slow load path is used.
+    /// Element sizes whose out-of-line slow load and store paths are used.
     pub(crate) slow_loads: std::collections::BTreeSet<u32>,
+    pub(crate) slow_stores: std::collections::BTreeSet<u32>,
     /// Stack buffers, emitted in the entry block.
     pub(crate) allocas: String,
 }
@@ -954,6 +955,7 @@ pub fn emit(
         regs_in_state: false,
         avx512: features.contains("+avx512f"),
         slow_loads: std::collections::BTreeSet::new(),
+        slow_stores: std::collections::BTreeSet::new(),
         allocas: String::new(),
     };
     let (remat, remat_insts) = crate::uniform::rematerialisable(m, p);
@@ -1365,6 +1367,9 @@ pub fn emit(
     for bits in &g.slow_loads {
         ir.push_str(&crate::lower::slow_load_fn(*bits));
     }
+    for bits in &g.slow_stores {
+        ir.push_str(&crate::lower::slow_store_fn(*bits));
+    }
     let _ = writeln!(
         ir,
         "attributes #0 = {{ nounwind \"target-cpu\"=\"{cpu}\" \"target-features\"=\"{features}\" \"prefer-vector-width\"=\"512\" \"min-legal-vector-width\"=\"512\" }}"
@@ -1454,6 +1459,10 @@ declare <32 x i8> @llvm.masked.load.v32i8.p0v32i8(<32 x i8>*, i32, <32 x i1>, <3
 declare <32 x i16> @llvm.masked.load.v32i16.p0v32i16(<32 x i16>*, i32, <32 x i1>, <32 x i16>)
 declare <32 x i32> @llvm.masked.load.v32i32.p0v32i32(<32 x i32>*, i32, <32 x i1>, <32 x i32>)
 declare <32 x i64> @llvm.masked.load.v32i64.p0v32i64(<32 x i64>*, i32, <32 x i1>, <32 x i64>)
+declare void @llvm.masked.store.v16i8.p0v16i8(<16 x i8>, <16 x i8>*, i32, <16 x i1>)
+declare void @llvm.masked.store.v16i16.p0v16i16(<16 x i16>, <16 x i16>*, i32, <16 x i1>)
+declare void @llvm.masked.store.v16i32.p0v16i32(<16 x i32>, <16 x i32>*, i32, <16 x i1>)
+declare void @llvm.masked.store.v16i64.p0v16i64(<16 x i64>, <16 x i64>*, i32, <16 x i1>)
 declare void @llvm.masked.store.v32i8.p0v32i8(<32 x i8>, <32 x i8>*, i32, <32 x i1>)
 declare void @llvm.masked.store.v32i16.p0v32i16(<32 x i16>, <32 x i16>*, i32, <32 x i1>)
 declare void @llvm.masked.store.v32i32.p0v32i32(<32 x i32>, <32 x i32>*, i32, <32 x i1>)

@@ -225,10 +225,14 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32) {
         _ => {
             // exchange through shared memory across a barrier: from the
             // neighbour lane, the first lane of the half-warp (half
-            // broadcasts) or lane i % 16 (both halves read one row)
+            // broadcasts) or lane i % 16 of the warp (both halves read one
+            // row; `tid & ~16`)
+            // (stores: own slot, or lane i % 16's, where both half-warps
+            // write one row and the higher lane's value must win)
             let from = ["%shn", "%shb", "%shr"][rng.pick(3)];
+            let to = ["%sh", "%sh", "%shr"][rng.pick(3)];
             out.push_str(&format!(
-                "  st.shared.u32 [%sh], {};\n  bar.sync 0;\n  ld.shared.u32 {}, [{from}];\n  bar.sync 0;\n",
+                "  st.shared.u32 [{to}], {};\n  bar.sync 0;\n  ld.shared.u32 {}, [{from}];\n  bar.sync 0;\n",
                 r(rng),
                 r(rng)
             ));
@@ -270,7 +274,7 @@ fn kernel(seed: u64) -> String {
   ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %r9, {};\n  add.s64 %out, %out, %t64;\n\
   mov.u64 %sh, buf;\n  mul.wide.u32 %t64, %r9, 4;\n  add.s64 %sh, %sh, %t64;\n  xor.b32 %r8, %r9, 1;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shn, buf;\n  add.s64 %shn, %shn, %t64;\n\
   and.b32 %r8, %r9, -16;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shb, buf;\n  add.s64 %shb, %shb, %t64;\n\
-  and.b32 %r8, %r9, 15;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shr, buf;\n  add.s64 %shr, %shr, %t64;\n\
+  and.b32 %r8, %r9, -17;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shr, buf;\n  add.s64 %shr, %shr, %t64;\n\
 {init}{body}{stores}  ret;\n}}\n",
         8 * NREG
     )
