@@ -961,7 +961,7 @@ pub fn emit(
     let (remat, remat_insts) = crate::uniform::rematerialisable(m, p);
     g.remat = remat;
     g.out.push_str(&format!(
-        "define i32 @wf_warp(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live) #0 {{\nentry:\n;ALLOCAS\n"
+        "define internal i32 @wf_warp(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live) alwaysinline #0 {{\nentry:\n;ALLOCAS\n"
     ));
     // Allocas for registers and warp bookkeeping (promoted to SSA by
     // mem2reg). In large kernels the registers live across blocks stay in
@@ -1364,6 +1364,7 @@ pub fn emit(
     ir.push_str(DECLS);
     let allocas = std::mem::take(&mut g.allocas);
     ir.push_str(&g.out.replacen(";ALLOCAS\n", &allocas, 1));
+    ir.push_str(CTA_FN);
     for bits in &g.slow_loads {
         ir.push_str(&crate::lower::slow_load_fn(*bits));
     }
@@ -1380,6 +1381,45 @@ pub fn emit(
         descs: g.descs,
     })
 }
+
+/// `wf_cta(states, env, state_bytes, running, fresh, codes)`: one round of
+/// a CTA: each warp in the `running` bit set runs until it finishes, waits
+/// or yields (`fresh[w]` non-zero on its first call, then cleared); its
+/// status goes to `codes[w]`. Stops early, returning 3, when the launch is
+/// cancelled. One call per round instead of one per warp, with the warp
+/// function inlined.
+const CTA_FN: &str = "define i32 @wf_cta(i8* %states, i64* %env, i64 %sb, i32 %running, i32* %fresh, i32* %codes) #0 {
+entry:
+  %none = icmp eq i32 %running, 0
+  br i1 %none, label %done, label %loop
+loop:
+  %todo = phi i32 [ %running, %entry ], [ %todo1, %next ]
+  %w = call i32 @llvm.cttz.i32(i32 %todo, i1 true)
+  %w64 = zext i32 %w to i64
+  %off = mul i64 %w64, %sb
+  %st = getelementptr i8, i8* %states, i64 %off
+  %fp = getelementptr i32, i32* %fresh, i64 %w64
+  %fl = load i32, i32* %fp
+  store i32 0, i32* %fp
+  %code = call i32 @wf_warp(i8* %st, i64* %env, i32 %w, i32 %fl)
+  %cp = getelementptr i32, i32* %codes, i64 %w64
+  store i32 %code, i32* %cp
+  %stop = icmp eq i32 %code, 3
+  br i1 %stop, label %cancelled, label %next
+next:
+  %dec = sub i32 %todo, 1
+  %todo1 = and i32 %todo, %dec
+  %more = icmp ne i32 %todo1, 0
+  br i1 %more, label %loop, label %done
+cancelled:
+  ret i32 3
+done:
+  ret i32 0
+}
+
+declare i32 @llvm.cttz.i32(i32, i1)
+
+";
 
 const DECLS: &str = "declare i64 @wf_int(i8*, i64, i64, i64, i64)
 declare i64 @wf_float(i8*, i64, i64, i64)

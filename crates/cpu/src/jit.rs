@@ -14,9 +14,10 @@ use llvm_sys::orc2::lljit::*;
 use llvm_sys::orc2::*;
 use std::sync::OnceLock;
 
-/// `fn(state, env, warp, fresh_live) -> status`: `fresh_live` is the
-/// warp's live lanes on its first call (which reads no state), else 0.
-pub type WarpFn = unsafe extern "C" fn(*mut u8, *const u64, u32, u32) -> u32;
+/// `fn(states, env, state_bytes, running, fresh, codes) -> 0 | 3`: one
+/// round of a CTA's warps (see `CTA_FN` in `emit`).
+pub type CtaFn =
+    unsafe extern "C" fn(*mut u8, *const u64, u64, u32, *mut u32, *mut u32) -> u32;
 
 /// Host CPU name and feature string for code generation.
 pub fn host() -> &'static (String, String) {
@@ -78,7 +79,7 @@ pub fn compile(
     ir: &str,
     helpers: &[(&str, usize)],
     dir: Option<&std::path::Path>,
-) -> Result<(WarpFn, CacheUse), Unsupported> {
+) -> Result<(CtaFn, CacheUse), Unsupported> {
     let (cpu, features) = host();
     let key = crate::disk_cache::key(&[cpu.as_bytes(), features.as_bytes(), ir.as_bytes()]);
     if let Some(obj) = dir.and_then(|d| crate::disk_cache::read(d, &key)) {
@@ -143,6 +144,10 @@ fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
     // scalar clean-up, not the loop unroller/vectoriser of -O3 (which is
     // slow on the dispatcher loop and unrolls the per-lane helper loops).
     let t_opt = std::time::Instant::now();
+    // The warp function is inlined into the CTA round loop first.
+    let mpm: PassManager<inkwell::module::Module> = PassManager::create(());
+    mpm.add_always_inliner_pass();
+    mpm.run_on(&module);
     let fpm: PassManager<inkwell::values::FunctionValue> = PassManager::create(&module);
     fpm.add_scalar_repl_aggregates_pass_ssa();
     fpm.add_promote_memory_to_register_pass();
@@ -191,7 +196,7 @@ fn take_error(e: LLVMErrorRef) -> Result<(), Unsupported> {
 
 /// Link an object file into a fresh ORC JIT: helpers resolve to our
 /// functions, anything else (libm) to the process's symbols.
-fn load_object(obj: &[u8], helpers: &[(&str, usize)]) -> Result<WarpFn, Unsupported> {
+fn load_object(obj: &[u8], helpers: &[(&str, usize)]) -> Result<CtaFn, Unsupported> {
     // SAFETY: plain use of LLVM's ORC C API; every object passed on is one
     // LLVM created, ownership moves as the API documents (the builder, the
     // materialisation unit, the generator and the buffer are consumed), and
@@ -237,19 +242,19 @@ fn load_object(obj: &[u8], helpers: &[(&str, usize)]) -> Result<WarpFn, Unsuppor
         );
         take_error(LLVMOrcLLJITAddObjectFile(jit, jd, buf))?;
         let mut addr: u64 = 0;
-        take_error(LLVMOrcLLJITLookup(jit, &mut addr, c"wf_warp".as_ptr()))?;
+        take_error(LLVMOrcLLJITLookup(jit, &mut addr, c"wf_cta".as_ptr()))?;
         if addr == 0 {
-            return Err(Unsupported("LLVM JIT: wf_warp not found".into()));
+            return Err(Unsupported("LLVM JIT: wf_cta not found".into()));
         }
         if let Some(path) = std::env::var_os("WARPFOLD_DUMP_CODE") {
-            // Raw machine code of the warp function, for `objdump -b binary`.
+            // Raw machine code of the CTA function, for `objdump -b binary`.
             // Reading 16 KiB at the start of freshly linked code: the JIT's
             // code section is at least that large for any kernel here.
             let bytes = std::slice::from_raw_parts(addr as *const u8, 16384);
             let _ = std::fs::write(path, bytes);
-            eprintln!("warpfold: wf_warp at {addr:#x}");
+            eprintln!("warpfold: wf_cta at {addr:#x}");
         }
-        // `wf_warp` was generated with exactly this signature.
-        Ok(std::mem::transmute::<usize, WarpFn>(addr as usize))
+        // `wf_cta` was generated with exactly this signature.
+        Ok(std::mem::transmute::<usize, CtaFn>(addr as usize))
     }
 }

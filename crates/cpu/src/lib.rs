@@ -39,7 +39,7 @@ const MAX_IR_LINES: usize = 60000;
 
 /// A kernel compiled for this CPU.
 pub struct CompiledKernel {
-    func: jit::WarpFn,
+    func: jit::CtaFn,
     state_bytes: usize,
     frame_size: u64,
     layout: SharedLayout,
@@ -353,19 +353,31 @@ fn run_cta(
     } else {
         (1u32 << nwarps) - 1
     };
+    let mut codes = [0u32; 32];
     loop {
         let (mut at_barrier, mut stuck) = (0usize, 0usize);
         let mut yielded = false;
+        // SAFETY: the state buffers hold `state_bytes` for each of the
+        // CTA's warps, `fresh` and `codes` have an entry per warp, and the
+        // environment describes live buffers for this CTA.
+        let r = unsafe {
+            (k.func)(
+                bytes.as_mut_ptr(),
+                envv.as_ptr(),
+                sb as u64,
+                running,
+                fresh.as_mut_ptr(),
+                codes.as_mut_ptr(),
+            )
+        };
+        if r == 3 {
+            return Ok(());
+        }
         let mut todo = running;
         while todo != 0 {
             let w = todo.trailing_zeros() as usize;
             todo &= todo - 1;
-            let st = bytes[w * sb..].as_mut_ptr();
-            // SAFETY: the state buffer holds `state_bytes` for this warp and
-            // the environment describes live buffers for this CTA.
-            let code = unsafe { (k.func)(st, envv.as_ptr(), w as u32, fresh[w]) };
-            fresh[w] = 0;
-            match code {
+            match codes[w] {
                 0 => running &= !(1 << w),
                 1 => at_barrier += 1,
                 3 => return Ok(()),
