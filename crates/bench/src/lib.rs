@@ -70,6 +70,9 @@ pub struct Report {
     pub peak_gflops: Option<f64>,
     pub geomean_vs_pocl: Option<f64>,
     pub geomean_vs_openmp: Option<f64>,
+    /// Median microseconds of launching an empty kernel whose code is
+    /// already compiled: one CTA, and 64 CTAs spread over all cores.
+    pub launch_us: Option<(f64, f64)>,
 }
 
 pub struct Options {
@@ -414,7 +417,32 @@ pub fn run(opts: &Options) -> Result<Report, String> {
         peak_gflops,
         geomean_vs_pocl,
         geomean_vs_openmp,
+        launch_us: launch_overhead(),
     })
+}
+
+/// What a launch of already compiled code costs beyond the kernel's own
+/// work: medians over 2000 launches of an empty kernel.
+fn launch_overhead() -> Option<(f64, f64)> {
+    const EMPTY: &str = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry nop()\n{\n  ret;\n}\n";
+    let dev = Device::new()
+        .with_backend(Backend::Cpu)
+        .with_disk_cache(None);
+    let m = dev.load_ptx(EMPTY).ok()?;
+    let k = m.kernel("nop").ok()?;
+    let med = |grid: u32| -> Option<f64> {
+        let mut t = Vec::new();
+        for r in 0..2100 {
+            let t0 = Instant::now();
+            k.launch([grid, 1, 1], [32, 1, 1], 0, &[]).ok()?;
+            if r >= 100 {
+                t.push(t0.elapsed().as_secs_f64() * 1e6);
+            }
+        }
+        t.sort_by(f64::total_cmp);
+        Some(t[t.len() / 2])
+    };
+    Some((med(1)?, med(64)?))
 }
 
 /// The report as a table for people.
@@ -486,5 +514,13 @@ pub fn table(r: &Report) -> String {
             f(r.geomean_vs_openmp, 2)
         ),
     );
+    if let Some((one, many)) = r.launch_us {
+        let _ = std::fmt::Write::write_fmt(
+            &mut out,
+            format_args!(
+                "launch of compiled code (empty kernel): {one:.1} us for 1 CTA, {many:.1} us for 64 CTAs on all cores\n"
+            ),
+        );
+    }
     out
 }

@@ -159,9 +159,7 @@ pub fn launch(
     }
     let total = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
     let workers = match opts.threads {
-        0 => std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1),
+        0 => warpfold_interp::cores(),
         n => n,
     }
     .min(total.max(1) as usize)
@@ -193,105 +191,114 @@ pub fn launch(
     let deadline = opts.timeout.map(|t| Instant::now() + t);
     let start = Instant::now();
     let done = AtomicBool::new(false);
-    std::thread::scope(|s| {
-        // The watchdog: raises the cancel flag the compiled loops poll.
-        if let Some(d) = deadline {
-            let (cancel, done) = (&cancel, &done);
-            s.spawn(move || {
-                while !done.load(Ordering::Relaxed) {
-                    if Instant::now() >= d {
-                        cancel.store(1, Ordering::Relaxed);
-                        return;
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(5));
-                }
-            });
+    // About 16 chunks per worker, at most 64 CTAs each.
+    let chunk = (total / (workers as u64 * 16)).clamp(1, 64);
+    let (globals, tids) = (&globals, &tids);
+    // One worker's share: CTAs taken a chunk at a time until none is left.
+    let work = |w: usize| {
+        let mut shared = vec![0u8; shared_total as usize + 16];
+        let mut local = vec![0u8; (nthreads * k.frame_size.max(1)) as usize + 16];
+        let nwarps = (nthreads as usize).div_ceil(W as usize);
+        // 128 bytes of slack: the states start 128-byte aligned
+        // (whole vector registers live there).
+        let mut states_buf = vec![0u64; (nwarps * k.state_bytes).div_ceil(8) + 24];
+        let skip = states_buf.as_ptr().align_offset(128);
+        let states = &mut states_buf[skip..];
+        let lanes = warp_lanes(nthreads as usize);
+        let mut envv = [0u64; env::LEN];
+        envv[env::PARAMS] = params.as_ptr() as u64;
+        envv[env::SHARED] = shared.as_mut_ptr() as u64;
+        envv[env::CONST] = inst.const_bank().as_ptr() as u64;
+        envv[env::LOCAL] = local.as_mut_ptr() as u64;
+        envv[env::FRAME] = k.frame_size;
+        for d in 0..3 {
+            envv[env::NCTAID + d] = u64::from(cfg.grid[d]);
+            envv[env::NTID + d] = u64::from(cfg.block[d]);
         }
-        // About 16 chunks per worker, at most 64 CTAs each.
-        let chunk = (total / (workers as u64 * 16)).clamp(1, 64);
-        let mut handles = Vec::new();
-        for w in 0..workers {
-            let (next, first_error, stop, cancel, globals, tids) =
-                (&next, &first_error, &stop, &cancel, &globals, &tids);
-
-            handles.push(s.spawn(move || {
-                let mut shared = vec![0u8; shared_total as usize + 16];
-                let mut local = vec![0u8; (nthreads * k.frame_size.max(1)) as usize + 16];
-                let nwarps = (nthreads as usize).div_ceil(W as usize);
-                // 128 bytes of slack: the states start 128-byte aligned
-                // (whole vector registers live there).
-                let mut states_buf = vec![0u64; (nwarps * k.state_bytes).div_ceil(8) + 24];
-                let skip = states_buf.as_ptr().align_offset(128);
-                let states = &mut states_buf[skip..];
-                let lanes = warp_lanes(nthreads as usize);
-                let mut envv = [0u64; env::LEN];
-                envv[env::PARAMS] = params.as_ptr() as u64;
-                envv[env::SHARED] = shared.as_mut_ptr() as u64;
-                envv[env::CONST] = inst.const_bank().as_ptr() as u64;
-                envv[env::LOCAL] = local.as_mut_ptr() as u64;
-                envv[env::FRAME] = k.frame_size;
-                for d in 0..3 {
-                    envv[env::NCTAID + d] = u64::from(cfg.grid[d]);
-                    envv[env::NTID + d] = u64::from(cfg.block[d]);
+        envv[env::DYN_SMEM] = u64::from(cfg.dynamic_shared);
+        envv[env::TOTAL_SMEM] = shared_total;
+        envv[env::GLOBALS] = globals.as_ptr() as u64;
+        envv[env::SMID] = w as u64;
+        envv[env::NSMID] = workers as u64;
+        envv[env::CONST_LEN] = inst.const_bank().len() as u64;
+        envv[env::PARAMS_LEN] = params.len() as u64;
+        envv[env::LOCAL_LEN] = nthreads * k.frame_size;
+        envv[env::CANCEL] = cancel as *const AtomicU32 as u64;
+        envv[env::TID] = tids.as_ptr() as u64;
+        envv[env::DESCS] = k.desc_table.as_ptr() as u64;
+        // CTAs are taken a chunk at a time: one shared counter
+        // bumped per CTA costs more than a small CTA's work.
+        let (mut i, mut end) = (0u64, 0u64);
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            if i == end {
+                i = next.fetch_add(chunk, Ordering::Relaxed);
+                if i >= total {
+                    return;
                 }
-                envv[env::DYN_SMEM] = u64::from(cfg.dynamic_shared);
-                envv[env::TOTAL_SMEM] = shared_total;
-                envv[env::GLOBALS] = globals.as_ptr() as u64;
-                envv[env::SMID] = w as u64;
-                envv[env::NSMID] = workers as u64;
-                envv[env::CONST_LEN] = inst.const_bank().len() as u64;
-                envv[env::PARAMS_LEN] = params.len() as u64;
-                envv[env::LOCAL_LEN] = nthreads * k.frame_size;
-                envv[env::CANCEL] = *cancel as *const AtomicU32 as u64;
-                envv[env::TID] = tids.as_ptr() as u64;
-                envv[env::DESCS] = k.desc_table.as_ptr() as u64;
-                // CTAs are taken a chunk at a time: one shared counter
-                // bumped per CTA costs more than a small CTA's work.
-                let (mut i, mut end) = (0u64, 0u64);
-                loop {
-                    if stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                    if i == end {
-                        i = next.fetch_add(chunk, Ordering::Relaxed);
-                        if i >= total {
+                end = (i + chunk).min(total);
+            }
+            let g = cfg.grid;
+            let ctaid = [
+                (i % u64::from(g[0])) as u32,
+                ((i / u64::from(g[0])) % u64::from(g[1])) as u32,
+                (i / (u64::from(g[0]) * u64::from(g[1]))) as u32,
+            ];
+            for d in 0..3 {
+                envv[env::CTAID + d] = u64::from(ctaid[d]);
+            }
+            shared.fill(0);
+            local.fill(0);
+            let cta = i;
+            i += 1;
+            if let Err(e) = run_cta(k, &envv, states, &lanes, nthreads as usize, ctaid) {
+                stop.store(true, Ordering::Relaxed);
+                let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
+                if slot.as_ref().is_none_or(|(j, _)| cta < *j) {
+                    *slot = Some((cta, e));
+                }
+                return;
+            }
+            if cancel.load(Ordering::Relaxed) != 0 {
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+        }
+    };
+    // One worker and no watchdog: the calling thread runs the grid (a
+    // launch costs no thread start). Otherwise the pool's threads do.
+    if workers == 1 && deadline.is_none() {
+        work(0);
+    } else {
+        std::thread::scope(|s| {
+            // The watchdog: raises the cancel flag the compiled loops poll.
+            if let Some(d) = deadline {
+                let (cancel, done) = (&cancel, &done);
+                s.spawn(move || {
+                    while !done.load(Ordering::Relaxed) {
+                        if Instant::now() >= d {
+                            cancel.store(1, Ordering::Relaxed);
                             return;
                         }
-                        end = (i + chunk).min(total);
+                        std::thread::sleep(std::time::Duration::from_millis(5));
                     }
-                    let g = cfg.grid;
-                    let ctaid = [
-                        (i % u64::from(g[0])) as u32,
-                        ((i / u64::from(g[0])) % u64::from(g[1])) as u32,
-                        (i / (u64::from(g[0]) * u64::from(g[1]))) as u32,
-                    ];
-                    for d in 0..3 {
-                        envv[env::CTAID + d] = u64::from(ctaid[d]);
+                });
+            }
+            if workers == 1 {
+                work(0);
+            } else {
+                rayon::scope(|rs| {
+                    for w in 0..workers {
+                        let work = &work;
+                        rs.spawn(move |_| work(w));
                     }
-                    shared.fill(0);
-                    local.fill(0);
-                    let cta = i;
-                    i += 1;
-                    if let Err(e) = run_cta(k, &envv, states, &lanes, nthreads as usize, ctaid) {
-                        stop.store(true, Ordering::Relaxed);
-                        let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
-                        if slot.as_ref().is_none_or(|(j, _)| cta < *j) {
-                            *slot = Some((cta, e));
-                        }
-                        return;
-                    }
-                    if cancel.load(Ordering::Relaxed) != 0 {
-                        stop.store(true, Ordering::Relaxed);
-                        return;
-                    }
-                }
-            }));
-        }
-        for h in handles {
-            let _ = h.join();
-        }
-        done.store(true, Ordering::Relaxed);
-    });
+                });
+            }
+            done.store(true, Ordering::Relaxed);
+        });
+    }
     if let Some((_, e)) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }

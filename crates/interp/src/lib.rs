@@ -59,6 +59,17 @@ pub const WARP: usize = 32;
 
 /// Check a launch against the hardware limits and the kernel's own
 /// (`.reqntid`, `.maxntid`, parameter size), for every backend.
+/// The number of cores to use by default, asked of the OS once (the
+/// question reads cgroup files: tens of microseconds per launch).
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    })
+}
+
 pub fn validate_launch(
     func: &warpfold_ir::Function,
     cfg: &LaunchConfig,
@@ -138,9 +149,7 @@ pub fn launch(
 
     let total_ctas = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
     let workers = match opts.threads {
-        0 => std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1),
+        0 => cores(),
         n => n,
     }
     .min(total_ctas.max(1) as usize)
