@@ -81,7 +81,18 @@ pub fn compile(
     dir: Option<&std::path::Path>,
 ) -> Result<(CtaFn, CacheUse), Unsupported> {
     let (cpu, features) = host();
-    let key = crate::disk_cache::key(&[cpu.as_bytes(), features.as_bytes(), ir.as_bytes()]);
+    // Code-generation knobs change the machine code, not the IR.
+    let knobs = format!(
+        "{:?} {:?}",
+        std::env::var("WARPFOLD_CODEGEN_LEVEL").ok(),
+        std::env::var("WARPFOLD_LLVM_ARGS").ok()
+    );
+    let key = crate::disk_cache::key(&[
+        cpu.as_bytes(),
+        features.as_bytes(),
+        knobs.as_bytes(),
+        ir.as_bytes(),
+    ]);
     if let Some(obj) = dir.and_then(|d| crate::disk_cache::read(d, &key)) {
         // A stale or damaged entry that still passed the checksum would
         // fail to link; then compile afresh.
