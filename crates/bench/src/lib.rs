@@ -424,7 +424,8 @@ pub fn run(opts: &Options) -> Result<Report, String> {
 /// What a launch of already compiled code costs beyond the kernel's own
 /// work: medians over 2000 launches of an empty kernel.
 fn launch_overhead() -> Option<(f64, f64)> {
-    const EMPTY: &str = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry nop()\n{\n  ret;\n}\n";
+    const EMPTY: &str =
+        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry nop()\n{\n  ret;\n}\n";
     let dev = Device::new()
         .with_backend(Backend::Cpu)
         .with_disk_cache(None);

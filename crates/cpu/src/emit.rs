@@ -1004,6 +1004,11 @@ pub fn emit(
     g.line("store i1 false, i1* %yielded");
     // A first call (`fresh_live` = the warp's live lanes) starts every
     // live lane at the entry block with nothing waiting: no header to read.
+    let has_barriers = f.blocks.values().any(|b| {
+        b.insts
+            .iter()
+            .any(|i| matches!(i.kind, InstKind::Bar { .. }))
+    });
     g.line("%is_fresh = icmp ne i32 %fresh_live, 0");
     g.line("br i1 %is_fresh, label %fresh, label %restore");
     g.emit_label("fresh");
@@ -1019,14 +1024,17 @@ pub fn emit(
         for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
             g.line(&format!("store i32 0, i32* %{name}"));
         }
-        for (o, v) in [
-            (state::RED_POPC, 0),
-            (state::RED_AND, 1),
-            (state::RED_OR, 0),
-            (state::RESUME_AT, 0),
-        ] {
-            let c = g.state_ptr(o, "i32");
-            g.line(&format!("store i32 {v}, i32* {c}"));
+        // Barrier bookkeeping the driver and the resume path read.
+        if has_barriers {
+            for (o, v) in [
+                (state::RED_POPC, 0),
+                (state::RED_AND, 1),
+                (state::RED_OR, 0),
+                (state::RESUME_AT, 0),
+            ] {
+                let c = g.state_ptr(o, "i32");
+                g.line(&format!("store i32 {v}, i32* {c}"));
+            }
         }
         // Registers no lane reads before writing need no zero; in the warp
         // state that saves real stores (allocas fold away anyway).
@@ -1086,7 +1094,9 @@ pub fn emit(
         let mut waited = false;
         crate::lower::emit_inst(&mut g, inst, false, &mut waited, None)?;
     }
-    {
+    if !has_barriers {
+        g.line("br label %dispatch");
+    } else {
         // Straight back after a released barrier: all live lanes at one
         // known block.
         let rp = g.state_ptr(state::RESUME_AT, "i32");
