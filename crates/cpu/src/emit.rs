@@ -117,9 +117,8 @@ pub(crate) struct Gen<'a> {
     pub(crate) regs_in_state: bool,
     /// The CPU has AVX-512 (two-table permutes for shuffles).
     pub(crate) avx512: bool,
-    /// Element sizes whose out-of-line slow load and store paths are used.
+    /// Element sizes whose out-of-line slow load path is used.
     pub(crate) slow_loads: std::collections::BTreeSet<u32>,
-    pub(crate) slow_stores: std::collections::BTreeSet<u32>,
     /// Stack buffers, emitted in the entry block.
     pub(crate) allocas: String,
 }
@@ -955,13 +954,12 @@ pub fn emit(
         regs_in_state: false,
         avx512: features.contains("+avx512f"),
         slow_loads: std::collections::BTreeSet::new(),
-        slow_stores: std::collections::BTreeSet::new(),
         allocas: String::new(),
     };
     let (remat, remat_insts) = crate::uniform::rematerialisable(m, p);
     g.remat = remat;
     g.out.push_str(&format!(
-        "define internal i32 @wf_warp(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live) alwaysinline #0 {{\nentry:\n;ALLOCAS\n"
+        "define internal i32 @wf_warp(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live) ;INLINE\n#0 {{\nentry:\n;ALLOCAS\n"
     ));
     // Allocas for registers and warp bookkeeping (promoted to SSA by
     // mem2reg). In large kernels the registers live across blocks stay in
@@ -1373,13 +1371,22 @@ pub fn emit(
     ir.push_str("target triple = \"x86_64-unknown-linux-gnu\"\n\n");
     ir.push_str(DECLS);
     let allocas = std::mem::take(&mut g.allocas);
-    ir.push_str(&g.out.replacen(";ALLOCAS\n", &allocas, 1));
+    // The warp function is inlined into the round loop when small (saves a
+    // call per warp); a large one stays a function of its own, where the
+    // register allocator is much faster than inside the loop.
+    let inline = if g.out.len() < INLINE_BELOW_BYTES {
+        "alwaysinline "
+    } else {
+        "noinline "
+    };
+    ir.push_str(
+        &g.out
+            .replacen(";ALLOCAS\n", &allocas, 1)
+            .replacen(";INLINE\n", inline, 1),
+    );
     ir.push_str(CTA_FN);
     for bits in &g.slow_loads {
         ir.push_str(&crate::lower::slow_load_fn(*bits));
-    }
-    for bits in &g.slow_stores {
-        ir.push_str(&crate::lower::slow_store_fn(*bits));
     }
     let _ = writeln!(
         ir,
@@ -1391,6 +1398,10 @@ pub fn emit(
         descs: g.descs,
     })
 }
+
+/// Warp functions smaller than this (bytes of LLVM IR text) are inlined
+/// into `wf_cta`.
+const INLINE_BELOW_BYTES: usize = 400_000;
 
 /// `wf_cta(states, env, state_bytes, running, fresh, codes)`: one round of
 /// a CTA: each warp in the `running` bit set runs until it finishes, waits

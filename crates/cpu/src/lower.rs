@@ -327,62 +327,15 @@ fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     g.line(&format!("call void @llvm.masked.store.v32i{bits}.p0v32i{bits}({} {v}, {}* {bp}, i32 {size}, <32 x i1> {exec})", vt(bits), vt(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lg);
-    // Not consecutive: half-warp rows or a scatter, out of line.
-    g.slow_stores.insert(bits);
+    // Not consecutive: a scatter (data-dependent positions, the usual case
+    // here, gain nothing from the row tests loads use).
+    let ps = g.t();
     g.line(&format!(
-        "call void @wf_st_slow_{bits}(<32 x i64> {h}, {} {v}, <32 x i1> {exec})",
-        vt(bits)
+        "{ps} = inttoptr <32 x i64> {h} to <32 x i{bits}*>"
     ));
+    g.line(&format!("call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}({} {v}, <32 x i{bits}*> {ps}, i32 {size}, <32 x i1> {exec})", vt(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
-}
-
-/// The out-of-line part of a store of `bits`-bit elements whose lanes are
-/// not consecutive: each half-warp writing its own consecutive elements
-/// (two half-width stores, low half first, so overlapping halves end as a
-/// scatter would: the higher lane's value), else a scatter.
-pub(crate) fn slow_store_fn(bits: u32) -> String {
-    let size = bits / 8;
-    let list = |r: std::ops::Range<u32>, f: &dyn Fn(u32) -> String| {
-        r.map(f).collect::<Vec<_>>().join(", ")
-    };
-    let half_idx = list(0..32, &|i| format!("i32 {}", if i < 16 { 0 } else { 16 }));
-    let steps = list(0..32, &|l| format!("i64 {}", (l % 16) * size));
-    let lo = list(0..16, &|i| format!("i32 {i}"));
-    let hi = list(16..32, &|i| format!("i32 {i}"));
-    let ones = list(0..32, &|_| "i1 true".to_string());
-    format!(
-        "define internal void @wf_st_slow_{bits}(<32 x i64> %h, <32 x i{bits}> %v, <32 x i1> %exec) noinline #0 {{
-entry:
-  %h0 = extractelement <32 x i64> %h, i32 0
-  %h16 = extractelement <32 x i64> %h, i32 16
-  %x = insertelement <32 x i64> undef, i64 %h0, i32 0
-  %y = insertelement <32 x i64> %x, i64 %h16, i32 16
-  %halves = shufflevector <32 x i64> %y, <32 x i64> undef, <32 x i32> <{half_idx}>
-  %nex = xor <32 x i1> %exec, <{ones}>
-  %expect = add <32 x i64> %halves, <{steps}>
-  %eq = icmp eq <32 x i64> %h, %expect
-  %ok = or <32 x i1> %eq, %nex
-  %all = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> %ok)
-  br i1 %all, label %rows, label %scatter
-rows:
-  %p0 = inttoptr i64 %h0 to <16 x i{bits}>*
-  %p1 = inttoptr i64 %h16 to <16 x i{bits}>*
-  %m0 = shufflevector <32 x i1> %exec, <32 x i1> undef, <16 x i32> <{lo}>
-  %m1 = shufflevector <32 x i1> %exec, <32 x i1> undef, <16 x i32> <{hi}>
-  %v0 = shufflevector <32 x i{bits}> %v, <32 x i{bits}> undef, <16 x i32> <{lo}>
-  %v1 = shufflevector <32 x i{bits}> %v, <32 x i{bits}> undef, <16 x i32> <{hi}>
-  call void @llvm.masked.store.v16i{bits}.p0v16i{bits}(<16 x i{bits}> %v0, <16 x i{bits}>* %p0, i32 {size}, <16 x i1> %m0)
-  call void @llvm.masked.store.v16i{bits}.p0v16i{bits}(<16 x i{bits}> %v1, <16 x i{bits}>* %p1, i32 {size}, <16 x i1> %m1)
-  ret void
-scatter:
-  %ps = inttoptr <32 x i64> %h to <32 x i{bits}*>
-  call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> %v, <32 x i{bits}*> %ps, i32 {size}, <32 x i1> %exec)
-  ret void
-}}
-
-"
-    )
 }
 
 /// Participants of a warp collective, or a wait: returns the bitmask of
