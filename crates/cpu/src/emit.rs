@@ -332,6 +332,20 @@ impl<'a> Gen<'a> {
     }
 
     /// A source operand's bits as they are in the register.
+    /// A 32-bit operand as a scalar `i32`, when it is the same for every
+    /// lane (an immediate or a warp-uniform 32-bit register).
+    pub(crate) fn uniform_i32(&mut self, v: Value) -> Option<String> {
+        match v {
+            Value::Imm(x) => Some((x as u32).to_string()),
+            Value::Reg(r) if self.uniform[r.0 as usize] && self.reg_bits[r.0 as usize] == 32 => {
+                let s = self.t();
+                self.line(&format!("{s} = load i32, i32* %r{}", r.0));
+                Some(s)
+            }
+            _ => None,
+        }
+    }
+
     pub(crate) fn val_raw(&mut self, v: Value, bits: u32) -> String {
         match v {
             Value::Reg(r) => {

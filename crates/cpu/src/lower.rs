@@ -342,16 +342,27 @@ fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
 /// lanes named by the executing lanes' member masks, after branching to the
 /// dispatcher (and marking the group as waiting) when some are elsewhere.
 fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
-    let mm = g.val(mask_val, 32);
     let live = g.load_scalar("live", "i32");
-    let ls = g.splat("i32", &live);
-    let need_v = bin(g, "and", 32, &mm, &ls);
-    let need_sel = sel(g, exec, 32, &need_v, "zeroinitializer");
-    let need = g.t();
-    g.line(&format!(
-        "{need} = call i32 @llvm.vector.reduce.or.v32i32(<32 x i32> {need_sel})"
-    ));
     let eb = g.bits_of_mask(exec);
+    let need = if let Some(m) = g.uniform_i32(mask_val) {
+        // One member mask for the warp (the usual `0xffffffff`): no
+        // reduction over the lanes' masks.
+        let (any, ml, need) = (g.t(), g.t(), g.t());
+        g.line(&format!("{any} = icmp ne i32 {eb}, 0"));
+        g.line(&format!("{ml} = and i32 {m}, {live}"));
+        g.line(&format!("{need} = select i1 {any}, i32 {ml}, i32 0"));
+        need
+    } else {
+        let mm = g.val(mask_val, 32);
+        let ls = g.splat("i32", &live);
+        let need_v = bin(g, "and", 32, &mm, &ls);
+        let need_sel = sel(g, exec, 32, &need_v, "zeroinitializer");
+        let need = g.t();
+        g.line(&format!(
+            "{need} = call i32 @llvm.vector.reduce.or.v32i32(<32 x i32> {need_sel})"
+        ));
+        need
+    };
     let neb = g.t();
     g.line(&format!("{neb} = xor i32 {eb}, -1"));
     let missing = g.t();
