@@ -161,6 +161,12 @@ fn reg_bits(t: Ty) -> u32 {
     }
 }
 
+/// A shuffle mask selecting lanes `r`: `<i32 a, i32 a+1, ...>`.
+pub(crate) fn lanes_mask(r: std::ops::Range<u32>) -> String {
+    let items: Vec<String> = r.map(|i| format!("i32 {i}")).collect();
+    format!("<{}>", items.join(", "))
+}
+
 pub(crate) fn iota(bits: u32) -> String {
     let items: Vec<String> = (0..W).map(|i| format!("i{bits} {i}")).collect();
     format!("<{}>", items.join(", "))
@@ -242,6 +248,26 @@ impl<'a> Gen<'a> {
         self.line(&format!("store i32 {b2}, i32* %budget"));
         self.line(&format!("{z} = icmp eq i32 {b2}, 0"));
         self.line(&format!("br i1 {z}, label %{out}, label %{go}"));
+    }
+
+    /// The group to run at block `block` (an i32): every lane whose next
+    /// block it is, including lanes waiting at a collective there, which
+    /// stop waiting. `next` and `wait_coll` are the current values.
+    pub(crate) fn take_group_at(&mut self, next: &str, block: &str, wait_coll: &str) {
+        let bs = self.splat("i32", block);
+        let m = self.def(&format!("icmp eq <32 x i32> {next}, {bs}"));
+        self.line(&format!("store <32 x i1> {m}, <32 x i1>* %mask"));
+        let mb = self.bits_of_mask(&m);
+        let nmb = self.def(&format!("xor i32 {mb}, -1"));
+        let wc = self.def(&format!("and i32 {wait_coll}, {nmb}"));
+        self.line(&format!("store i32 {wc}, i32* %wait_coll"));
+    }
+
+    /// A new value: `%t = rhs`.
+    pub(crate) fn def(&mut self, rhs: &str) -> String {
+        let r = self.t();
+        self.line(&format!("{r} = {rhs}"));
+        r
     }
 
     pub(crate) fn t(&mut self) -> String {
@@ -331,7 +357,6 @@ impl<'a> Gen<'a> {
         x
     }
 
-    /// A source operand's bits as they are in the register.
     /// A 32-bit operand as a scalar `i32`, when it is the same for every
     /// lane (an immediate or a warp-uniform 32-bit register).
     pub(crate) fn uniform_i32(&mut self, v: Value) -> Option<String> {
@@ -346,6 +371,7 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A source operand's bits as they are in the register.
     pub(crate) fn val_raw(&mut self, v: Value, bits: u32) -> String {
         match v {
             Value::Reg(r) => {
@@ -689,27 +715,6 @@ impl<'a> Gen<'a> {
         self.set(dst, &x, bits, false, exec);
     }
 
-    fn widen_f64(&mut self, x: &str, t: Ty) -> String {
-        if t == Ty::F64 {
-            return x.to_string();
-        }
-        let w = self.t();
-        self.line(&format!("{w} = fpext <32 x float> {x} to <32 x double>"));
-        w
-    }
-
-    /// Round an f64 result to `t` into the name `r`.
-    fn narrow_f64(&mut self, q: &str, t: Ty, r: &str) {
-        if t == Ty::F64 {
-            self.line(&format!(
-                "{r} = fadd <32 x double> {q}, {}",
-                fsplat(Ty::F64, "-0.0")
-            ));
-        } else {
-            self.line(&format!("{r} = fptrunc <32 x double> {q} to <32 x float>"));
-        }
-    }
-
     /// `div.approx.f32` exactly as warpfold-fp defines it: the rounded
     /// quotient, except a signed zero (NaN for infinite or NaN `a`) for
     /// 2^126 < |b| < inf, and `a * (1/b)` for subnormal `b`.
@@ -812,35 +817,24 @@ impl<'a> Gen<'a> {
             xs.push(if ftz { self.ftz(&f, t) } else { f });
         }
         let sfx = if t == Ty::F64 { "v32f64" } else { "v32f32" };
-        let r = self.t();
-        match op {
-            FloatOp::Add => self.line(&format!("{r} = fadd {ftype} {}, {}", xs[0], xs[1])),
-            FloatOp::Sub => self.line(&format!("{r} = fsub {ftype} {}, {}", xs[0], xs[1])),
-            FloatOp::Mul => self.line(&format!("{r} = fmul {ftype} {}, {}", xs[0], xs[1])),
-            FloatOp::Fma => self.line(&format!(
-                "{r} = call {ftype} @llvm.fma.{sfx}({ftype} {}, {ftype} {}, {ftype} {})",
+        let one = fsplat(t, "1.0");
+        let mut r = match op {
+            FloatOp::Add => self.def(&format!("fadd {ftype} {}, {}", xs[0], xs[1])),
+            FloatOp::Sub => self.def(&format!("fsub {ftype} {}, {}", xs[0], xs[1])),
+            FloatOp::Mul => self.def(&format!("fmul {ftype} {}, {}", xs[0], xs[1])),
+            FloatOp::Fma => self.def(&format!(
+                "call {ftype} @llvm.fma.{sfx}({ftype} {}, {ftype} {}, {ftype} {})",
                 xs[0], xs[1], xs[2]
             )),
-            FloatOp::Div(FloatKind::Approx) => {
-                let q = self.div_approx_f32(&xs[0], &xs[1], ftz);
-                self.line(&format!("{r} = fadd {ftype} {q}, {}", fsplat(t, "-0.0")));
-            }
-            FloatOp::Div(_) => self.line(&format!("{r} = fdiv {ftype} {}, {}", xs[0], xs[1])),
-            FloatOp::Rcp(_) => self.line(&format!(
-                "{r} = fdiv {ftype} {}, {}",
-                fsplat(t, "1.0"),
-                xs[0]
-            )),
+            FloatOp::Div(FloatKind::Approx) => self.div_approx_f32(&xs[0], &xs[1], ftz),
+            FloatOp::Div(_) => self.def(&format!("fdiv {ftype} {}, {}", xs[0], xs[1])),
+            FloatOp::Rcp(_) => self.def(&format!("fdiv {ftype} {one}, {}", xs[0])),
+            // sqrt then reciprocal, each rounded (warpfold-fp's definition).
             FloatOp::Rsqrt => {
-                // f32: sqrt then reciprocal in f32 (warpfold-fp's
-                // definition); f64: the same in f64.
-                let x = &xs[0];
-                let s = self.t();
-                let q = self.t();
-                self.line(&format!("{s} = call {ftype} @llvm.sqrt.{sfx}({ftype} {x})"));
-                self.line(&format!("{q} = fdiv {ftype} {}, {s}", fsplat(t, "1.0")));
-                self.line(&format!("{r} = fadd {ftype} {q}, {}", fsplat(t, "-0.0")));
+                let s = self.def(&format!("call {ftype} @llvm.sqrt.{sfx}({ftype} {})", xs[0]));
+                self.def(&format!("fdiv {ftype} {one}, {s}"))
             }
+            // f32 only: libm's f64 function, rounded once to f32.
             FloatOp::Ex2 | FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos => {
                 let name = match op {
                     FloatOp::Ex2 => "exp2",
@@ -848,32 +842,26 @@ impl<'a> Gen<'a> {
                     FloatOp::Sin => "sin",
                     _ => "cos",
                 };
-                let x = self.widen_f64(&xs[0], t);
-                let q = self.t();
                 let d = "<32 x double>";
-                self.line(&format!("{q} = call {d} @llvm.{name}.v32f64({d} {x})"));
-                self.narrow_f64(&q, t, &r);
+                let x = self.def(&format!("fpext {ftype} {} to {d}", xs[0]));
+                let q = self.def(&format!("call {d} @llvm.{name}.v32f64({d} {x})"));
+                self.def(&format!("fptrunc {d} {q} to {ftype}"))
             }
-            FloatOp::Sqrt(_) => self.line(&format!(
-                "{r} = call {ftype} @llvm.sqrt.{sfx}({ftype} {})",
-                xs[0]
-            )),
-            FloatOp::Abs => self.line(&format!(
-                "{r} = call {ftype} @llvm.fabs.{sfx}({ftype} {})",
-                xs[0]
-            )),
-            FloatOp::Neg => self.line(&format!("{r} = fneg {ftype} {}", xs[0])),
-            FloatOp::Min { .. } => self.line(&format!(
-                "{r} = call {ftype} @llvm.minnum.{sfx}({ftype} {}, {ftype} {})",
+            FloatOp::Sqrt(_) => {
+                self.def(&format!("call {ftype} @llvm.sqrt.{sfx}({ftype} {})", xs[0]))
+            }
+            FloatOp::Abs => self.def(&format!("call {ftype} @llvm.fabs.{sfx}({ftype} {})", xs[0])),
+            FloatOp::Neg => self.def(&format!("fneg {ftype} {}", xs[0])),
+            FloatOp::Min { .. } => self.def(&format!(
+                "call {ftype} @llvm.minnum.{sfx}({ftype} {}, {ftype} {})",
                 xs[0], xs[1]
             )),
-            FloatOp::Max { .. } => self.line(&format!(
-                "{r} = call {ftype} @llvm.maxnum.{sfx}({ftype} {}, {ftype} {})",
+            FloatOp::Max { .. } => self.def(&format!(
+                "call {ftype} @llvm.maxnum.{sfx}({ftype} {}, {ftype} {})",
                 xs[0], xs[1]
             )),
             _ => unreachable!("filtered above"),
-        }
-        let mut r = r;
+        };
         // abs/neg keep NaN payloads (as the interpreter does); arithmetic
         // gives the canonical NaN.
         let dst_is_float = self.float_reg[dst.0 as usize] == Some(t);
@@ -915,17 +903,12 @@ const REGS_IN_STATE_ABOVE: usize = 4000;
 /// CTA barriers (every barrier returns each warp to the driver, which would
 /// save and restore them all) or is large; barrier-free loops keep their
 /// loop-carried values in registers.
-fn regs_in_state(p: &Prepared, reg_bits: &[u32], g: &Gen) -> bool {
+fn regs_in_state(p: &Prepared, reg_bits: &[u32], g: &Gen, has_barriers: bool) -> bool {
     if let Ok(v) = std::env::var("WARPFOLD_REGS_IN_STATE") {
         return v == "1";
     }
-    let barriers = p.func.blocks.values().any(|b| {
-        b.insts
-            .iter()
-            .any(|i| matches!(i.kind, InstKind::Bar { .. }))
-    });
     let saved = (0..reg_bits.len()).filter(|&i| g.saved(i)).count();
-    barriers || p.order.len() * saved > REGS_IN_STATE_ABOVE
+    has_barriers || p.order.len() * saved > REGS_IN_STATE_ABOVE
 }
 
 /// Generate the warp function for `p` (kernel `kernel` of `m`).
@@ -950,6 +933,7 @@ pub fn emit(
         off = off.div_ceil(128) * 128;
     }
     let state_bytes = off;
+    let liveness = crate::uniform::liveness(p);
     let mut g = Gen {
         m,
         p,
@@ -959,7 +943,7 @@ pub fn emit(
         descs: Vec::new(),
         reg_bits: reg_bits.clone(),
         uniform: crate::uniform::uniform_regs(m, p),
-        live: crate::uniform::live_anywhere(p),
+        live: liveness.anywhere,
         remat: Vec::new(),
         guarded: false,
         float_reg: crate::uniform::lazily_canonical_floats(p),
@@ -982,7 +966,8 @@ pub fn emit(
     // takes minutes on that; in memory they cost an L1 access per block,
     // code generation stays linear, and returning to the driver saves
     // nothing.
-    g.regs_in_state = regs_in_state(p, &reg_bits, &g);
+    let has_barriers = p.barriers().next().is_some();
+    g.regs_in_state = regs_in_state(p, &reg_bits, &g, has_barriers);
     for (i, b) in reg_bits.iter().enumerate() {
         if g.regs_in_state && g.saved(i) {
             let (_, val) = g.saved_types(i, *b);
@@ -1016,11 +1001,6 @@ pub fn emit(
     g.line("store i1 false, i1* %yielded");
     // A first call (`fresh_live` = the warp's live lanes) starts every
     // live lane at the entry block with nothing waiting: no header to read.
-    let has_barriers = f.blocks.values().any(|b| {
-        b.insts
-            .iter()
-            .any(|i| matches!(i.kind, InstKind::Bar { .. }))
-    });
     g.line("%is_fresh = icmp ne i32 %fresh_live, 0");
     g.line("br i1 %is_fresh, label %fresh, label %restore");
     g.emit_label("fresh");
@@ -1050,9 +1030,8 @@ pub fn emit(
         }
         // Registers no lane reads before writing need no zero; in the warp
         // state that saves real stores (allocas fold away anyway).
-        let read_before_written = crate::uniform::live_at_entry(p);
         for (i, b) in reg_bits.iter().enumerate() {
-            if g.regs_in_state && g.saved(i) && !read_before_written[i] {
+            if g.regs_in_state && g.saved(i) && !liveness.at_entry[i] {
                 continue;
             }
             if g.uniform[i] {
@@ -1132,24 +1111,13 @@ pub fn emit(
         g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
         let at = g.t();
         g.line(&format!("{at} = sub i32 {ra}, 1"));
-        let mut cases: Vec<String> = Vec::new();
-        for bid in &p.order {
-            let b = &f.blocks[*bid];
-            if let (
-                Some(Inst {
-                    kind: InstKind::Bar { .. },
-                    ..
-                }),
-                Some(Terminator::Jump(t)),
-            ) = (b.insts.first(), &b.term)
-            {
-                let id = p.id_of[t.0 as usize];
-                let case = format!("i32 {id}, label %B{id}");
-                if !cases.contains(&case) {
-                    cases.push(case);
-                }
-            }
-        }
+        let mut ids: Vec<u32> = p.barriers().map(|(_, t)| p.id_of[t.0 as usize]).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let cases: Vec<String> = ids
+            .iter()
+            .map(|id| format!("i32 {id}, label %B{id}"))
+            .collect();
         g.line(&format!(
             "switch i32 {at}, label %dispatch [ {} ]",
             cases.join(" ")
@@ -1224,16 +1192,7 @@ pub fn emit(
             .as_str(),
     );
     g.emit_label("pick");
-    let cs = g.splat("i32", &cur);
-    let mk = g.t();
-    g.line(&format!("{mk} = icmp eq <32 x i32> {next}, {cs}"));
-    g.line(&format!("store <32 x i1> {mk}, <32 x i1>* %mask"));
-    let mb = g.bits_of_mask(&mk);
-    let nmb = g.t();
-    let wc2 = g.t();
-    g.line(&format!("{nmb} = xor i32 {mb}, -1"));
-    g.line(&format!("{wc2} = and i32 {wc}, {nmb}"));
-    g.line(&format!("store i32 {wc2}, i32* %wait_coll"));
+    g.take_group_at(&next, &cur, &wc);
     let cases: Vec<String> = (0..p.order.len())
         .map(|i| format!("i32 {i}, label %B{i}"))
         .collect();
@@ -1245,26 +1204,17 @@ pub fn emit(
     // Blocks.
     // Blocks right after a `bar.red`: their lanes first read the CTA-wide
     // result the driver stored when it released the barrier.
-    let mut red_after: std::collections::HashMap<BlockId, (BarRed, Reg)> =
-        std::collections::HashMap::new();
-    for bid in &p.order {
-        let b = &f.blocks[*bid];
-        if let (
-            Some(Inst {
-                kind:
-                    InstKind::Bar {
-                        kind: BarKind::Red(op),
-                        dst: Some(d),
-                        ..
-                    },
+    let red_after: std::collections::HashMap<BlockId, (BarRed, Reg)> = p
+        .barriers()
+        .filter_map(|(k, t)| match k {
+            InstKind::Bar {
+                kind: BarKind::Red(op),
+                dst: Some(d),
                 ..
-            }),
-            Some(Terminator::Jump(t)),
-        ) = (b.insts.first(), &b.term)
-        {
-            red_after.insert(*t, (*op, *d));
-        }
-    }
+            } => Some((t, (*op, *d))),
+            _ => None,
+        })
+        .collect();
     for (id, bid) in p.order.iter().enumerate() {
         g.cur_id = id as u32;
         g.emit_label(&format!("B{id}"));

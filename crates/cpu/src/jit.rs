@@ -72,7 +72,7 @@ pub enum CacheUse {
 }
 
 /// Compile `ir` (or load its machine code from the disk cache) and return
-/// the address of `wf_warp`. The JIT holding the code lives as long as the
+/// the address of `wf_cta`. The JIT holding the code lives as long as the
 /// process (compiled kernels are cached in memory too).
 pub fn compile(
     ir: &str,
@@ -110,7 +110,7 @@ pub fn compile(
 /// LLVM's code generator level: `WARPFOLD_CODEGEN_LEVEL=0..3`, else the
 /// highest. Level 0 (fast register allocation) halves the JIT time of big
 /// kernels but makes them 2-4x slower, so it is only a knob.
-fn codegen_level(_ir: &str) -> OptimizationLevel {
+fn codegen_level() -> OptimizationLevel {
     match std::env::var("WARPFOLD_CODEGEN_LEVEL").ok().as_deref() {
         Some("0") => OptimizationLevel::None,
         Some("1") => OptimizationLevel::Less,
@@ -137,7 +137,7 @@ fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
             &triple,
             cpu,
             features,
-            codegen_level(ir),
+            codegen_level(),
             RelocMode::Default,
             CodeModel::JITDefault,
         )

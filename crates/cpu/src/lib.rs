@@ -64,8 +64,8 @@ pub struct CompiledKernel {
 unsafe impl Send for CompiledKernel {}
 unsafe impl Sync for CompiledKernel {}
 
-/// Compile `kernel` of `m`, or say why the backend cannot.
-/// Compile `kernel`; with `disk`, reuse or store its machine code there.
+/// Compile `kernel` of `m`, or say why the backend cannot; with `disk`,
+/// reuse or store its machine code there.
 pub fn compile(
     m: &Module,
     kernel: FuncId,
@@ -105,16 +105,14 @@ pub fn compile(
         .iter()
         .map(|d| &**d as *const InstKind as u64)
         .collect();
-    let bar_red = p.func.blocks.values().any(|b| {
-        b.insts.iter().any(|i| {
-            matches!(
-                i.kind,
-                InstKind::Bar {
-                    kind: warpfold_ir::BarKind::Red(_),
-                    ..
-                }
-            )
-        })
+    let bar_red = p.barriers().any(|(k, _)| {
+        matches!(
+            k,
+            InstKind::Bar {
+                kind: warpfold_ir::BarKind::Red(_),
+                ..
+            }
+        )
     });
     Ok(CompiledKernel {
         func,

@@ -1,6 +1,6 @@
 //! Instructions and terminators to LLVM IR over 32-lane vectors.
 
-use crate::emit::{env, iota, sc, vt, Emitter as Gen, Helper, DONE, W};
+use crate::emit::{env, iota, lanes_mask, sc, vt, Emitter as Gen, Helper, DONE, W};
 use crate::prepare::Unsupported;
 use warpfold_ir::*;
 
@@ -235,15 +235,11 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
 /// (two half-width loads); else a gather.
 pub(crate) fn slow_load_fn(bits: u32) -> String {
     let size = bits / 8;
-    let list = |r: std::ops::Range<u32>, f: &dyn Fn(u32) -> String| {
-        r.map(f).collect::<Vec<_>>().join(", ")
-    };
-    let half_idx = list(0..32, &|i| format!("i32 {}", if i < 16 { 0 } else { 16 }));
-    let steps = list(0..32, &|l| format!("i64 {}", (l % 16) * size));
-    let lo = list(0..16, &|i| format!("i32 {i}"));
-    let hi = list(16..32, &|i| format!("i32 {i}"));
-    let all = list(0..32, &|i| format!("i32 {i}"));
-    let ones = list(0..32, &|_| "i1 true".to_string());
+    let list = |f: &dyn Fn(u32) -> String| (0..W).map(f).collect::<Vec<_>>().join(", ");
+    let half_idx = list(&|i| format!("i32 {}", if i < 16 { 0 } else { 16 }));
+    let steps = list(&|l| format!("i64 {}", (l % 16) * size));
+    let (lo, hi, all) = (lanes_mask(0..16), lanes_mask(16..32), lanes_mask(0..32));
+    let ones = sc(1, 1);
     format!(
         "define internal <32 x i{bits}> @wf_ld_slow_{bits}(<32 x i64> %h, <32 x i1> %exec) noinline #0 {{
 entry:
@@ -253,7 +249,7 @@ entry:
   %x = insertelement <32 x i64> undef, i64 %h0, i32 0
   %y = insertelement <32 x i64> %x, i64 %h16, i32 16
   %halves = shufflevector <32 x i64> %y, <32 x i64> undef, <32 x i32> <{half_idx}>
-  %nex = xor <32 x i1> %exec, <{ones}>
+  %nex = xor <32 x i1> %exec, {ones}
   %same = icmp eq <32 x i64> %h, %halves
   %ok = or <32 x i1> %same, %nex
   %all_same = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> %ok)
@@ -282,11 +278,11 @@ halves_test:
 rows:
   %p0 = inttoptr i64 %h0 to <16 x i{bits}>*
   %p1 = inttoptr i64 %h16 to <16 x i{bits}>*
-  %m0 = shufflevector <32 x i1> %exec, <32 x i1> undef, <16 x i32> <{lo}>
-  %m1 = shufflevector <32 x i1> %exec, <32 x i1> undef, <16 x i32> <{hi}>
+  %m0 = shufflevector <32 x i1> %exec, <32 x i1> undef, <16 x i32> {lo}
+  %m1 = shufflevector <32 x i1> %exec, <32 x i1> undef, <16 x i32> {hi}
   %w0 = call <16 x i{bits}> @llvm.masked.load.v16i{bits}.p0v16i{bits}(<16 x i{bits}>* %p0, i32 {size}, <16 x i1> %m0, <16 x i{bits}> undef)
   %w1 = call <16 x i{bits}> @llvm.masked.load.v16i{bits}.p0v16i{bits}(<16 x i{bits}>* %p1, i32 {size}, <16 x i1> %m1, <16 x i{bits}> undef)
-  %v = shufflevector <16 x i{bits}> %w0, <16 x i{bits}> %w1, <32 x i32> <{all}>
+  %v = shufflevector <16 x i{bits}> %w0, <16 x i{bits}> %w1, <32 x i32> {all}
   ret <32 x i{bits}> %v
 gather:
   %ps = inttoptr <32 x i64> %h to <32 x i{bits}*>
@@ -1041,34 +1037,25 @@ pub(crate) fn emit_inst(
     Ok(())
 }
 
-/// Whether, after the current block sends lanes to `x` (and none to an
-/// earlier block), the dispatcher's pick is `x`: every runnable lane is at
+/// After the current block sent its lanes on, with `x` the earliest block
+/// they went to: go where the dispatcher would. Every runnable lane is at
 /// the current block or later while it runs (the dispatcher takes the
-/// earliest), so a backward target or the very next block is the earliest
-/// with lanes. Not so after a latest-first pick, checked at run time.
-fn next_is_known(g: &Gen, x: u32) -> bool {
-    x <= g.cur_id || x == g.cur_id + 1
-}
-
-/// Go to block `x` as the dispatcher would: with every lane whose next is
-/// `x` (including any waiting at a collective there); the dispatcher
-/// itself when a latest-first pick is in effect.
-fn pick_known(g: &mut Gen, x: u32) {
+/// earliest), so when `x` is a backward target or the very next block, the
+/// dispatcher would pick `x`: go there directly with the lanes whose next
+/// it is. Otherwise, or after a latest-first pick (checked at run time),
+/// ask the dispatcher.
+fn go_as_dispatcher(g: &mut Gen, x: u32) {
+    if !(x <= g.cur_id || x == g.cur_id + 1) {
+        g.line("br label %dispatch");
+        return;
+    }
     let latest = g.load_scalar("latest", "i1");
     let go = g.label("pick_known");
     g.line(&format!("br i1 {latest}, label %dispatch, label %{go}"));
     g.emit_label(&go);
     let next = g.load_scalar("next", "<32 x i32>");
-    let xs = g.splat("i32", &x.to_string());
-    let m = g.t();
-    g.line(&format!("{m} = icmp eq <32 x i32> {next}, {xs}"));
-    g.line(&format!("store <32 x i1> {m}, <32 x i1>* %mask"));
-    let mb = g.bits_of_mask(&m);
     let wc = g.load_scalar("wait_coll", "i32");
-    let (nmb, wc2) = (g.t(), g.t());
-    g.line(&format!("{nmb} = xor i32 {mb}, -1"));
-    g.line(&format!("{wc2} = and i32 {wc}, {nmb}"));
-    g.line(&format!("store i32 {wc2}, i32* %wait_coll"));
+    g.take_group_at(&next, &x.to_string(), &wc);
     let tl = g.target(x);
     g.line(&format!("br label %{tl}"));
 }
@@ -1095,11 +1082,7 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
             g.line(&format!("br i1 {conv}, label %{tl}, label %{slow}"));
             g.emit_label(&slow);
             set_next(g, &sc(32, u64::from(id)));
-            if next_is_known(g, id) {
-                pick_known(g, id);
-            } else {
-                g.line("br label %dispatch");
-            }
+            go_as_dispatcher(g, id);
         }
         Some(Terminator::Branch {
             pred,
@@ -1127,16 +1110,10 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
             g.emit_label(&slow);
             let tgt = sel(g, &pv, 32, &sc(32, u64::from(ti)), &sc(32, u64::from(ei)));
             set_next(g, &tgt);
-            // The earlier target that receives lanes is where the
-            // dispatcher would go, when it is a backward target or the
-            // next block (see `next_is_known`).
+            // The earlier target that receives lanes is the candidate.
             let (lo, hi) = (ti.min(ei), ti.max(ei));
             if lo == hi {
-                if next_is_known(g, lo) {
-                    pick_known(g, lo);
-                } else {
-                    g.line("br label %dispatch");
-                }
+                go_as_dispatcher(g, lo);
             } else {
                 let lo_bits = if lo == ti {
                     tb.clone()
@@ -1151,11 +1128,7 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
                 g.line(&format!("br i1 {any_lo}, label %{llo}, label %{lhi}"));
                 for (l, x) in [(llo, lo), (lhi, hi)] {
                     g.emit_label(&l);
-                    if next_is_known(g, x) {
-                        pick_known(g, x);
-                    } else {
-                        g.line("br label %dispatch");
-                    }
+                    go_as_dispatcher(g, x);
                 }
             }
         }
@@ -1745,128 +1718,98 @@ fn atomic_rmw(op: AtomOp, ty: Ty) -> Option<Rmw> {
 }
 
 /// One lane's atomic: `xs` = address, operand, compare-operand (i64 each);
-/// gives the old value as i64.
+/// gives the old value as i64. `private`: memory only this thread touches
+/// (a plain load, compute, store).
 fn inline_atomic(g: &mut Gen, rmw: Rmw, bits: u32, xs: &[String], private: bool) -> String {
     let it = format!("i{bits}");
-    let (p, old) = (g.t(), g.t());
-    g.line(&format!("{p} = inttoptr i64 {} to {it}*", xs[0]));
+    let ft = fty_of(if bits == 64 { Ty::F64 } else { Ty::F32 });
+    let p = g.def(&format!("inttoptr i64 {} to {it}*", xs[0]));
     let a = narrow_i64(g, &xs[1], bits);
-    if private {
-        g.line(&format!("{old} = load {it}, {it}* {p}"));
-        let new = private_rmw(g, rmw, &it, &old, &a, xs);
+    let b = match rmw {
+        Rmw::Cas => narrow_i64(g, &xs[2], bits),
+        _ => String::new(),
+    };
+    let old = if private {
+        let old = g.def(&format!("load {it}, {it}* {p}"));
+        let new = match rmw {
+            Rmw::Op("xchg") => a,
+            Rmw::Op(op @ ("add" | "and" | "or" | "xor")) => g.def(&format!("{op} {it} {old}, {a}")),
+            Rmw::Op(op) => {
+                let cond = match op {
+                    "min" => "slt",
+                    "max" => "sgt",
+                    "umin" => "ult",
+                    _ => "ugt",
+                };
+                let c = g.def(&format!("icmp {cond} {it} {old}, {a}"));
+                g.def(&format!("select i1 {c}, {it} {old}, {it} {a}"))
+            }
+            Rmw::FAdd => {
+                let fo = g.def(&format!("bitcast {it} {old} to {ft}"));
+                let fa = g.def(&format!("bitcast {it} {a} to {ft}"));
+                let fs = g.def(&format!("fadd {ft} {fo}, {fa}"));
+                g.def(&format!("bitcast {ft} {fs} to {it}"))
+            }
+            Rmw::Cas => {
+                let c = g.def(&format!("icmp eq {it} {old}, {a}"));
+                g.def(&format!("select i1 {c}, {it} {b}, {it} {old}"))
+            }
+        };
         g.line(&format!("store {it} {new}, {it}* {p}"));
-        if bits == 64 {
-            return old;
+        old
+    } else {
+        match rmw {
+            Rmw::Op(name) => g.def(&format!("atomicrmw {name} {it}* {p}, {it} {a} monotonic")),
+            Rmw::FAdd => {
+                let fp = g.def(&format!("bitcast {it}* {p} to {ft}*"));
+                let fa = g.def(&format!("bitcast {it} {a} to {ft}"));
+                let fo = g.def(&format!("atomicrmw fadd {ft}* {fp}, {ft} {fa} monotonic"));
+                g.def(&format!("bitcast {ft} {fo} to {it}"))
+            }
+            Rmw::Cas => {
+                let pair = g.def(&format!(
+                    "cmpxchg {it}* {p}, {it} {a}, {it} {b} monotonic monotonic"
+                ));
+                g.def(&format!("extractvalue {{ {it}, i1 }} {pair}, 0"))
+            }
         }
-        let w = g.t();
-        g.line(&format!("{w} = zext {it} {old} to i64"));
-        return w;
-    }
-    match rmw {
-        Rmw::Op(name) => g.line(&format!(
-            "{old} = atomicrmw {name} {it}* {p}, {it} {a} monotonic"
-        )),
-        Rmw::FAdd => {
-            let ft = if bits == 64 { "double" } else { "float" };
-            let (fp, fa, fo) = (g.t(), g.t(), g.t());
-            g.line(&format!("{fp} = bitcast {it}* {p} to {ft}*"));
-            g.line(&format!("{fa} = bitcast {it} {a} to {ft}"));
-            g.line(&format!(
-                "{fo} = atomicrmw fadd {ft}* {fp}, {ft} {fa} monotonic"
-            ));
-            g.line(&format!("{old} = bitcast {ft} {fo} to {it}"));
-        }
-        Rmw::Cas => {
-            let b = narrow_i64(g, &xs[2], bits);
-            let pair = g.t();
-            g.line(&format!(
-                "{pair} = cmpxchg {it}* {p}, {it} {a}, {it} {b} monotonic monotonic"
-            ));
-            g.line(&format!("{old} = extractvalue {{ {it}, i1 }} {pair}, 0"));
-        }
-    }
+    };
     if bits == 64 {
-        return old;
+        old
+    } else {
+        g.def(&format!("zext {it} {old} to i64"))
     }
-    let w = g.t();
-    g.line(&format!("{w} = zext {it} {old} to i64"));
-    w
 }
 
 fn narrow_i64(g: &mut Gen, x: &str, bits: u32) -> String {
     if bits == 64 {
         return x.to_string();
     }
-    let r = g.t();
-    g.line(&format!("{r} = trunc i64 {x} to i{bits}"));
-    r
-}
-
-/// The value a private (non-atomic) read-modify-write stores.
-fn private_rmw(g: &mut Gen, rmw: Rmw, it: &str, old: &str, a: &str, xs: &[String]) -> String {
-    let r = g.t();
-    match rmw {
-        Rmw::Op("xchg") => return a.to_string(),
-        Rmw::Op(op @ ("add" | "and" | "or" | "xor")) => {
-            g.line(&format!("{r} = {op} {it} {old}, {a}"))
-        }
-        Rmw::Op(op) => {
-            let cond = match op {
-                "min" => "slt",
-                "max" => "sgt",
-                "umin" => "ult",
-                _ => "ugt",
-            };
-            let c = g.t();
-            g.line(&format!("{c} = icmp {cond} {it} {old}, {a}"));
-            g.line(&format!("{r} = select i1 {c}, {it} {old}, {it} {a}"));
-        }
-        Rmw::FAdd => {
-            let ft = if it == "i64" { "double" } else { "float" };
-            let (fo, fa, fs) = (g.t(), g.t(), g.t());
-            g.line(&format!("{fo} = bitcast {it} {old} to {ft}"));
-            g.line(&format!("{fa} = bitcast {it} {a} to {ft}"));
-            g.line(&format!("{fs} = fadd {ft} {fo}, {fa}"));
-            g.line(&format!("{r} = bitcast {ft} {fs} to {it}"));
-        }
-        Rmw::Cas => {
-            let b = narrow_i64(g, &xs[2], if it == "i64" { 64 } else { 32 });
-            let c = g.t();
-            g.line(&format!("{c} = icmp eq {it} {old}, {a}"));
-            g.line(&format!("{r} = select i1 {c}, {it} {b}, {it} {old}"));
-        }
-    }
-    r
+    g.def(&format!("trunc i64 {x} to i{bits}"))
 }
 
 /// Lane `j[l]` of `v` for each lane `l`: two-table permutes over the
 /// vector's halves (AVX-512 `vpermi2d`), a few cycles.
 fn permute_lanes(g: &mut Gen, v: &str, j: &str) -> String {
-    let lo: Vec<String> = (0..16).map(|i| format!("i32 {i}")).collect();
-    let hi: Vec<String> = (16..32).map(|i| format!("i32 {i}")).collect();
-    let all: Vec<String> = (0..32).map(|i| format!("i32 {i}")).collect();
-    let half = |g: &mut Gen, x: &str, idx: &[String]| {
-        let r = g.t();
-        g.line(&format!(
-            "{r} = shufflevector <32 x i32> {x}, <32 x i32> undef, <16 x i32> <{}>",
-            idx.join(", ")
-        ));
-        r
+    let (lo, hi) = (lanes_mask(0..16), lanes_mask(16..32));
+    let half = |g: &mut Gen, x: &str, idx: &str| {
+        g.def(&format!(
+            "shufflevector <32 x i32> {x}, <32 x i32> undef, <16 x i32> {idx}"
+        ))
     };
     let (vl, vh) = (half(g, v, &lo), half(g, v, &hi));
-    let (jl, jh) = (half(g, j, &lo), half(g, j, &hi));
-    let (rl, rh, r) = (g.t(), g.t(), g.t());
     let t = "<16 x i32>";
-    for (out, idx) in [(&rl, &jl), (&rh, &jh)] {
-        g.line(&format!(
-            "{out} = call {t} @llvm.x86.avx512.vpermi2var.d.512({t} {vl}, {t} {idx}, {t} {vh})"
-        ));
-    }
-    g.line(&format!(
-        "{r} = shufflevector {t} {rl}, {t} {rh}, <32 x i32> <{}>",
-        all.join(", ")
-    ));
-    r
+    let permute = |g: &mut Gen, idx: &str| {
+        g.def(&format!(
+            "call {t} @llvm.x86.avx512.vpermi2var.d.512({t} {vl}, {t} {idx}, {t} {vh})"
+        ))
+    };
+    let (jl, jh) = (half(g, j, &lo), half(g, j, &hi));
+    let (rl, rh) = (permute(g, &jl), permute(g, &jh));
+    g.def(&format!(
+        "shufflevector {t} {rl}, {t} {rh}, <32 x i32> {}",
+        lanes_mask(0..32)
+    ))
 }
 
 /// Lane `j[l]` of `v` for each lane `l`, through a stack buffer (CPUs

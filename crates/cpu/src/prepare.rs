@@ -19,6 +19,22 @@ pub struct Prepared {
     pub id_of: Vec<u32>,
 }
 
+impl Prepared {
+    /// Each barrier (alone in its block, which jumps to the rest: see
+    /// `prepare`) with the block after it, in block order.
+    pub fn barriers(&self) -> impl Iterator<Item = (&InstKind, BlockId)> + '_ {
+        self.order.iter().filter_map(|b| {
+            let block = &self.func.blocks[*b];
+            match (block.insts.first(), &block.term) {
+                (Some(i), Some(Terminator::Jump(t))) if matches!(i.kind, InstKind::Bar { .. }) => {
+                    Some((&i.kind, *t))
+                }
+                _ => None,
+            }
+        })
+    }
+}
+
 fn is_sync_point(k: &InstKind) -> bool {
     matches!(
         k,

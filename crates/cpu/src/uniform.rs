@@ -246,22 +246,26 @@ fn uses(i: &Inst) -> Vec<Reg> {
     out
 }
 
-/// Registers live on entry to some block. A register that never is can be
-/// written without keeping other lanes' old values (they are dead): each
-/// group of lanes that runs a block defines it before reading it.
-pub fn live_anywhere(p: &Prepared) -> Vec<bool> {
-    let live_in = live_in_sets(p);
-    let n = p.func.regs.len();
-    (0..n).map(|r| live_in.iter().any(|b| b[r])).collect()
+/// Which registers are live where, as the emitter needs it.
+pub struct Liveness {
+    /// Live on entry to some block. A register that never is can be
+    /// written without keeping other lanes' old values (they are dead):
+    /// each group of lanes that runs a block defines it before reading it.
+    pub anywhere: Vec<bool>,
+    /// Live on entry to the entry block: some lane may read it before
+    /// writing it. Only these need the zero a fresh warp starts with.
+    pub at_entry: Vec<bool>,
 }
 
-/// Registers some lane may read before writing them: live on entry to the
-/// entry block. Only these need the zero a fresh warp starts with.
-pub fn live_at_entry(p: &Prepared) -> Vec<bool> {
+pub fn liveness(p: &Prepared) -> Liveness {
+    let live_in = live_in_sets(p);
     let n = p.func.regs.len();
-    match p.order.first() {
-        Some(e) => live_in_sets(p)[e.0 as usize].clone(),
-        None => vec![false; n],
+    Liveness {
+        anywhere: (0..n).map(|r| live_in.iter().any(|b| b[r])).collect(),
+        at_entry: match p.order.first() {
+            Some(e) => live_in[e.0 as usize].clone(),
+            None => vec![false; n],
+        },
     }
 }
 

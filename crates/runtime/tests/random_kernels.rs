@@ -207,11 +207,10 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32) {
                     r(rng),
                     r(rng)
                 ),
-                k => {
+                _ => {
                     let op = [
                         "add.u32", "min.s32", "max.u32", "xor.b32", "exch.b32", "inc.u32",
                     ][rng.pick(6)];
-                    let _ = k;
                     format!("atom.shared.{op} {}, [%ta], {};", r(rng), r(rng))
                 }
             };
