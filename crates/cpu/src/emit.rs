@@ -9,6 +9,7 @@
 //! and a branch is uniform, blocks jump straight to each other, so
 //! convergent code never visits the dispatcher.
 
+use crate::lanes::{Lanes, Shape};
 use crate::prepare::Prepared;
 use std::fmt::Write;
 use warpfold_ir::shared::SharedLayout;
@@ -97,9 +98,12 @@ pub(crate) struct Gen<'a> {
     out: String,
     n: u32,
     descs: Vec<Box<InstKind>>,
-    reg_bits: Vec<u32>,
-    /// Registers kept as one scalar for the warp (see `uniform`).
-    pub(crate) uniform: Vec<bool>,
+    pub(crate) reg_bits: Vec<u32>,
+    /// How registers vary across lanes; uniform and affine ones are kept
+    /// as one scalar, lane 0's value (see `lanes`).
+    pub(crate) lanes: Vec<Option<Lanes>>,
+    /// The block shape the code is specialised for.
+    pub(crate) shape: Shape,
     /// Registers computed again on resume instead of saved (see `uniform`).
     pub(crate) remat: Vec<bool>,
     /// Registers live into some block (others are written without blends).
@@ -167,6 +171,22 @@ pub(crate) fn lanes_mask(r: std::ops::Range<u32>) -> String {
     format!("<{}>", items.join(", "))
 }
 
+/// `<0, s, 2s, ...>`: what affine lanes add to lane 0's value.
+pub(crate) fn stride_steps(bits: u32, s: i64) -> String {
+    let items: Vec<String> = (0..W as i64)
+        .map(|i| {
+            let v = i.wrapping_mul(s);
+            let v = if bits < 64 {
+                (v << (64 - bits)) >> (64 - bits)
+            } else {
+                v
+            };
+            format!("i{bits} {v}")
+        })
+        .collect();
+    format!("<{}>", items.join(", "))
+}
+
 pub(crate) fn iota(bits: u32) -> String {
     let items: Vec<String> = (0..W).map(|i| format!("i{bits} {i}")).collect();
     format!("<{}>", items.join(", "))
@@ -201,6 +221,15 @@ impl<'a> Gen<'a> {
         c
     }
 
+    /// Whether register `i` is kept as one scalar (uniform or affine).
+    pub(crate) fn scalar(&self, i: usize) -> bool {
+        self.lanes[i].is_some()
+    }
+
+    pub(crate) fn is_uniform(&self, i: usize) -> bool {
+        self.lanes[i].is_some_and(|l| l.is_uniform())
+    }
+
     /// Whether register `i` is kept in the state across a return to the
     /// driver: only registers live across blocks, and of those not the ones
     /// computed again on resume.
@@ -210,7 +239,7 @@ impl<'a> Gen<'a> {
 
     /// (type in the saved state, type of the register's alloca).
     pub(crate) fn saved_types(&self, i: usize, bits: u32) -> (String, String) {
-        match (self.uniform[i], bits) {
+        match (self.scalar(i), bits) {
             (true, 1) => ("i8".into(), "i1".into()),
             (true, b) => (format!("i{b}"), format!("i{b}")),
             (false, 1) => ("i32".into(), "<32 x i1>".into()),
@@ -362,7 +391,7 @@ impl<'a> Gen<'a> {
     pub(crate) fn uniform_i32(&mut self, v: Value) -> Option<String> {
         match v {
             Value::Imm(x) => Some((x as u32).to_string()),
-            Value::Reg(r) if self.uniform[r.0 as usize] && self.reg_bits[r.0 as usize] == 32 => {
+            Value::Reg(r) if self.is_uniform(r.0 as usize) && self.reg_bits[r.0 as usize] == 32 => {
                 let s = self.t();
                 self.line(&format!("{s} = load i32, i32* %r{}", r.0));
                 Some(s)
@@ -376,10 +405,16 @@ impl<'a> Gen<'a> {
         match v {
             Value::Reg(r) => {
                 let rb = self.reg_bits[r.0 as usize];
-                let x = if self.uniform[r.0 as usize] {
+                let x = if let Some(l) = self.lanes[r.0 as usize] {
                     let s = self.t();
                     self.line(&format!("{s} = load i{rb}, i{rb}* %r{}", r.0));
-                    self.splat(&format!("i{rb}"), &s)
+                    let v = self.splat(&format!("i{rb}"), &s);
+                    if l.stride == 0 {
+                        v
+                    } else {
+                        let steps = stride_steps(rb, l.stride);
+                        self.def(&format!("add {} {v}, {steps}", vt(rb)))
+                    }
                 } else {
                     let x = self.t();
                     self.line(&format!("{x} = load {}, {}* %r{}", vt(rb), vt(rb), r.0));
@@ -424,8 +459,9 @@ impl<'a> Gen<'a> {
         } else {
             self.conv(v, bits, rb, signed)
         };
-        if self.uniform[r.0 as usize] {
-            // Written once, in the entry block, by every lane alike.
+        if self.scalar(r.0 as usize) {
+            // Every lane that reads it gets lane 0's value plus its stride
+            // (see `lanes`), whichever lanes run this.
             let e = self.t();
             self.line(&format!("{e} = extractelement {} {v}, i32 0", vt(rb)));
             self.line(&format!("store i{rb} {e}, i{rb}* %r{}", r.0));
@@ -916,6 +952,7 @@ pub fn emit(
     m: &Module,
     p: &Prepared,
     layout: &SharedLayout,
+    shape: Shape,
     cpu: &str,
     features: &str,
 ) -> Result<Emitted, crate::prepare::Unsupported> {
@@ -942,7 +979,8 @@ pub fn emit(
         n: 0,
         descs: Vec::new(),
         reg_bits: reg_bits.clone(),
-        uniform: crate::uniform::uniform_regs(m, p),
+        lanes: crate::lanes::lane_forms(m, p, shape),
+        shape,
         live: liveness.anywhere,
         remat: Vec::new(),
         guarded: false,
@@ -977,7 +1015,7 @@ pub fn emit(
                 reg_offsets[i]
             ));
             g.line(&format!("%r{i} = bitcast i8* {q} to {val}*"));
-        } else if g.uniform[i] {
+        } else if g.scalar(i) {
             g.line(&format!("%r{i} = alloca i{b}"));
         } else {
             g.line(&format!("%r{i} = alloca {}", vt(*b)));
@@ -1034,7 +1072,7 @@ pub fn emit(
             if g.regs_in_state && g.saved(i) && !liveness.at_entry[i] {
                 continue;
             }
-            if g.uniform[i] {
+            if g.scalar(i) {
                 g.line(&format!("store i{b} 0, i{b}* %r{i}"));
             } else {
                 g.line(&format!(

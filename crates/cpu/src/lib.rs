@@ -1,5 +1,5 @@
-//! The compiled CPU backend. A kernel is compiled once (LLVM JIT for this
-//! CPU) into a function that runs one warp as 32-lane SIMD vectors; CTAs run
+//! The compiled CPU backend. A kernel is compiled once per block shape
+//! (LLVM JIT for this CPU) into a function that runs one warp as 32-lane SIMD vectors; CTAs run
 //! on a pool of OS threads, each CTA on one worker with its warps taking
 //! turns between barriers.
 //!
@@ -13,11 +13,13 @@ mod disk_cache;
 mod emit;
 mod helpers;
 mod jit;
+mod lanes;
 mod lower;
 mod prepare;
 mod uniform;
 
 pub use jit::CacheUse;
+pub use lanes::Shape;
 pub use prepare::Unsupported;
 
 use emit::{env, state, W};
@@ -45,6 +47,9 @@ pub struct CompiledKernel {
     layout: SharedLayout,
     name: String,
     kernel: FuncId,
+    /// The block shape the code is specialised for (`%ntid` constants,
+    /// which `%tid` components are uniform or affine in a warp).
+    shape: Shape,
     /// Descriptors the per-lane helpers read, owned here; the code finds
     /// them through `desc_table` (env::DESCS).
     _descs: Vec<Box<InstKind>>,
@@ -64,11 +69,12 @@ pub struct CompiledKernel {
 unsafe impl Send for CompiledKernel {}
 unsafe impl Sync for CompiledKernel {}
 
-/// Compile `kernel` of `m`, or say why the backend cannot; with `disk`,
-/// reuse or store its machine code there.
+/// Compile `kernel` of `m` for blocks of `shape`, or say why the backend
+/// cannot; with `disk`, reuse or store its machine code there.
 pub fn compile(
     m: &Module,
     kernel: FuncId,
+    shape: Shape,
     disk: Option<&std::path::Path>,
 ) -> Result<CompiledKernel, Unsupported> {
     let t0 = Instant::now();
@@ -80,7 +86,7 @@ pub fn compile(
     let p = prepare::prepare(m, kernel)?;
     let layout = shared_layout(m, kernel);
     let (cpu, features) = jit::host();
-    let e = emit::emit(m, &p, &layout, cpu, features)?;
+    let e = emit::emit(m, &p, &layout, shape, cpu, features)?;
     if let Some(dir) = std::env::var_os("WARPFOLD_DUMP_LLVM") {
         // For people looking at generated code: one .ll per kernel.
         let _ = std::fs::write(
@@ -124,6 +130,7 @@ pub fn compile(
         layout,
         name: f.name.clone(),
         kernel,
+        shape,
         _descs: e.descs,
         compile_ms: t0.elapsed().as_secs_f64() * 1e3,
         llvm_ir: e.ir,
@@ -146,6 +153,12 @@ pub fn launch(
         )));
     };
     validate_launch(func, cfg, params.len())?;
+    if cfg.block != k.shape {
+        return Err(ExecError::BadLaunch(format!(
+            "kernel `{}` was compiled for blocks of {:?}, launched with {:?}",
+            k.name, k.shape, cfg.block
+        )));
+    }
     let bad = |m: String| Err(ExecError::BadLaunch(format!("kernel `{}`: {m}", k.name)));
     let nthreads = cfg.block.iter().map(|&d| u64::from(d)).product::<u64>();
     let dyn_base = k.layout.dynamic_base();
@@ -463,7 +476,8 @@ fn run_cta(
 /// Compiled kernels of one module, in memory; machine code also goes to
 /// the disk cache folder, if any.
 pub struct Cache {
-    map: Mutex<std::collections::HashMap<FuncId, Arc<Result<CompiledKernel, Unsupported>>>>,
+    map:
+        Mutex<std::collections::HashMap<(FuncId, Shape), Arc<Result<CompiledKernel, Unsupported>>>>,
     disk: Option<std::path::PathBuf>,
 }
 
@@ -493,20 +507,21 @@ impl Cache {
         &self,
         m: &Module,
         kernel: FuncId,
+        shape: Shape,
     ) -> Arc<Result<CompiledKernel, Unsupported>> {
         if let Some(c) = self
             .map
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .get(&kernel)
+            .get(&(kernel, shape))
         {
             return c.clone();
         }
-        let c = Arc::new(compile(m, kernel, self.disk.as_deref()));
+        let c = Arc::new(compile(m, kernel, shape, self.disk.as_deref()));
         self.map
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(kernel, c.clone());
+            .insert((kernel, shape), c.clone());
         c
     }
 }

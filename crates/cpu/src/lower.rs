@@ -179,24 +179,63 @@ fn contiguous(g: &mut Gen, h: &str, size: u32, exec: &str) -> (String, String) {
     (h0, all)
 }
 
-fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
+/// Lane 0's host address (`i64`) and the constant stride between lanes'
+/// addresses of `[addr]` in `space`, when the address register is uniform
+/// or affine (see `lanes`): then no per-lane address is computed.
+fn affine_host_addr(g: &mut Gen, a: &Address, space: Space) -> Option<(String, i64)> {
+    if space == Space::Local {
+        return None;
+    }
+    let (base, stride) = match a.base {
+        AddrBase::Reg(r) => {
+            let l = g.lanes[r.0 as usize]?;
+            let rb = g.reg_bits[r.0 as usize];
+            let v = g.t();
+            g.line(&format!("{v} = load i{rb}, i{rb}* %r{}", r.0));
+            match rb {
+                64 => (v, l.stride),
+                // Read zero-extended: exact when the lanes' values do not
+                // straddle 2^32 (as for `lanes` widening).
+                32 if l.stride == 0
+                    || (l.stride > 0 && (l.stride as u64) * 32 <= l.align.min(1 << 31)) =>
+                {
+                    (g.def(&format!("zext i32 {v} to i64")), l.stride)
+                }
+                _ => return None,
+            }
+        }
+        AddrBase::Symbol(Symbol::Local(_)) => return None,
+        AddrBase::Symbol(s) => {
+            let generic = matches!(space, Space::Generic | Space::Global);
+            let v = symbol_addr(g, s, generic).ok()?;
+            (g.def(&format!("extractelement <32 x i64> {v}, i32 0")), 0)
+        }
+        AddrBase::None => ("0".to_string(), 0),
+    };
+    let mut h0 = g.def(&format!("add i64 {base}, {}", a.offset));
+    if let Some(idx) = match space {
+        Space::Shared => Some(env::SHARED),
+        Space::Const => Some(env::CONST),
+        Space::Param => Some(env::PARAMS),
+        _ => None,
+    } {
+        let b = g.env(idx);
+        h0 = g.def(&format!("add i64 {h0}, {b}"));
+    }
+    Some((h0, stride))
+}
+
+/// Consecutive elements from lane 0's address `h0`, for the lanes of `exec`.
+fn load_contig(g: &mut Gen, h0: &str, bits: u32, exec: &str) -> String {
     let size = bits / 8;
-    let (h0, all) = contiguous(g, h, size, exec);
     let eb = g.bits_of_mask(exec);
-    let (lc, lg, lj) = (
-        g.label("ld_contig"),
-        g.label("ld_gather"),
-        g.label("ld_join"),
-    );
-    g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
-    g.emit_label(&lc);
     let bp = g.t();
     g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt(bits)));
     // All 32 lanes: a plain load (masked loads defeat the prefetchers on
     // some CPUs); otherwise a masked one, which cannot fault on lanes off.
     let full = g.t();
     g.line(&format!("{full} = icmp eq i32 {eb}, -1"));
-    let (lf, lm) = (g.label("ld_full"), g.label("ld_masked"));
+    let (lf, lm, lj) = (g.label("ld_full"), g.label("ld_masked"), g.label("ld_cj"));
     g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
     g.emit_label(&lf);
     let v0 = g.t();
@@ -209,6 +248,48 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.emit_label(&lm);
     let v1 = g.t();
     g.line(&format!("{v1} = call {} @llvm.masked.load.v32i{bits}.p0v32i{bits}({}* {bp}, i32 {size}, <32 x i1> {exec}, {} undef)", vt(bits), vt(bits), vt(bits)));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
+    let v = g.t();
+    g.line(&format!(
+        "{v} = phi {} [ {v0}, %{lf} ], [ {v1}, %{lm} ]",
+        vt(bits)
+    ));
+    v
+}
+
+/// One element at `h0` for every lane, read only if some lane runs.
+fn load_broadcast(g: &mut Gen, h0: &str, bits: u32, exec: &str) -> String {
+    let size = bits / 8;
+    let eb = g.bits_of_mask(exec);
+    let any = g.def(&format!("icmp ne i32 {eb}, 0"));
+    let (ld, lj, from) = (g.label("ld_one"), g.label("ld_onej"), g.label("ld_none"));
+    g.line(&format!("br i1 {any}, label %{ld}, label %{from}"));
+    g.emit_label(&from);
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&ld);
+    let p = g.def(&format!("inttoptr i64 {h0} to i{bits}*"));
+    let v = g.def(&format!("load i{bits}, i{bits}* {p}, align {size}"));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
+    let x = g.def(&format!("phi i{bits} [ {v}, %{ld} ], [ 0, %{from} ]"));
+    g.splat(&format!("i{bits}"), &x)
+}
+
+fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
+    let size = bits / 8;
+    let (h0, all) = contiguous(g, h, size, exec);
+    let (lc, lg, lj) = (
+        g.label("ld_contig"),
+        g.label("ld_gather"),
+        g.label("ld_join"),
+    );
+    g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
+    g.emit_label(&lc);
+    let v0 = load_contig(g, &h0, bits, exec);
+    let lf = g.label("ld_cdone");
+    g.line(&format!("br label %{lf}"));
+    g.emit_label(&lf);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lg);
     // Not consecutive: half-warp broadcasts, half-warp rows or a gather,
@@ -223,7 +304,7 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.emit_label(&lj);
     let v = g.t();
     g.line(&format!(
-        "{v} = phi {} [ {v0}, %{lf} ], [ {v1}, %{lm} ], [ {v2}, %{lg} ]",
+        "{v} = phi {} [ {v0}, %{lf} ], [ {v2}, %{lg} ]",
         vt(bits)
     ));
     v
@@ -304,6 +385,25 @@ fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     );
     g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
     g.emit_label(&lc);
+    store_contig(g, &h0, bits, v, exec);
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lg);
+    // Not consecutive: a scatter (data-dependent positions, the usual case
+    // here, gain nothing from the row tests loads use).
+    let ps = g.t();
+    g.line(&format!(
+        "{ps} = inttoptr <32 x i64> {h} to <32 x i{bits}*>"
+    ));
+    g.line(&format!("call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}({} {v}, <32 x i{bits}*> {ps}, i32 {size}, <32 x i1> {exec})", vt(bits)));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
+}
+
+/// `v` to consecutive elements from lane 0's address `h0`, for the lanes
+/// of `exec`.
+fn store_contig(g: &mut Gen, h0: &str, bits: u32, v: &str, exec: &str) {
+    let size = bits / 8;
+    let lj = g.label("st_cj");
     let bp = g.t();
     g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt(bits)));
     // All 32 lanes: a plain store (masked stores are slow on some CPUs).
@@ -321,15 +421,6 @@ fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lm);
     g.line(&format!("call void @llvm.masked.store.v32i{bits}.p0v32i{bits}({} {v}, {}* {bp}, i32 {size}, <32 x i1> {exec})", vt(bits), vt(bits)));
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lg);
-    // Not consecutive: a scatter (data-dependent positions, the usual case
-    // here, gain nothing from the row tests loads use).
-    let ps = g.t();
-    g.line(&format!(
-        "{ps} = inttoptr <32 x i64> {h} to <32 x i{bits}*>"
-    ));
-    g.line(&format!("call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}({} {v}, <32 x i{bits}*> {ps}, i32 {size}, <32 x i1> {exec})", vt(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
 }
@@ -703,6 +794,21 @@ pub(crate) fn emit_inst(
                         g.set(*d, &s, bits, ty.is_signed(), &exec);
                     }
                 }
+            } else if let Some((h0, stride)) = affine_host_addr(g, addr, *space)
+                .filter(|&(_, s)| s == 0 || s == i64::from(bits / 8))
+            {
+                // Known consecutive (or one address) without a test.
+                for (i, d) in dsts.iter().enumerate() {
+                    let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
+                    let v = if stride == 0 {
+                        load_broadcast(g, &hi, bits, &exec)
+                    } else {
+                        load_contig(g, &hi, bits, &exec)
+                    };
+                    if let Some(d) = d {
+                        g.set(*d, &v, bits, ty.is_signed(), &exec);
+                    }
+                }
             } else {
                 let h = host_addr(g, addr, *space)?;
                 for (i, d) in dsts.iter().enumerate() {
@@ -729,6 +835,17 @@ pub(crate) fn emit_inst(
                 return Err(Unsupported("stores to the param or const space".into()));
             }
             let bits = ty.bits();
+            if let Some((h0, _)) =
+                affine_host_addr(g, addr, *space).filter(|&(_, s)| s == i64::from(bits / 8))
+            {
+                // Known consecutive: no test.
+                for (i, s) in srcs.iter().enumerate() {
+                    let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
+                    let v = g.val(*s, bits);
+                    store_contig(g, &hi, bits, &v, &exec);
+                }
+                return Ok(());
+            }
             let h = host_addr(g, addr, *space)?;
             for (i, s) in srcs.iter().enumerate() {
                 let hi = if i == 0 {
@@ -1168,7 +1285,8 @@ fn special(g: &mut Gen, s: Special) -> (String, u32) {
             ));
             (v, 32)
         }
-        Special::Ntid(c) => (env_i32(g, env::NTID + c as usize), 32),
+        // The code is specialised for one block shape.
+        Special::Ntid(c) => (sc(32, u64::from(g.shape[c as usize])), 32),
         Special::Ctaid(c) => (env_i32(g, env::CTAID + c as usize), 32),
         Special::Nctaid(c) => (env_i32(g, env::NCTAID + c as usize), 32),
         Special::LaneId => (iota(32), 32),

@@ -1,17 +1,13 @@
-//! Registers that hold one value for the whole warp, kept as scalars.
-//!
-//! The safe, simple case: a register with a single definition, in the
-//! entry block (which runs exactly once, with every lane, before any
-//! divergence, when no branch leads back to it), by an unguarded
-//! instruction whose result cannot differ between lanes (parameters,
-//! `%ctaid`/`%ntid`, constants and arithmetic on such values). Kernel
-//! parameters, base addresses and sizes are of this kind; keeping them
-//! scalar shrinks the vector state live across the dispatcher.
+//! Facts about a kernel's registers the emitter needs: what instructions
+//! define and read, which operations give the same value in every lane,
+//! liveness, which registers can be computed again instead of saved, and
+//! which float registers may hold non-canonical NaNs. (How values vary
+//! across lanes is in `lanes`.)
 
 use crate::prepare::Prepared;
 use warpfold_ir::*;
 
-fn defs(k: &InstKind) -> Vec<Reg> {
+pub(crate) fn defs(k: &InstKind) -> Vec<Reg> {
     let mut out = Vec::new();
     match k {
         InstKind::Mov { dst, .. }
@@ -70,7 +66,7 @@ fn defs(k: &InstKind) -> Vec<Reg> {
 
 /// The operands of an instruction that can be uniform, or `None` when its
 /// result may differ between lanes.
-fn uniform_operands(m: &Module, k: &InstKind) -> Option<Vec<Value>> {
+pub(crate) fn uniform_operands(m: &Module, k: &InstKind) -> Option<Vec<Value>> {
     let addr_regs = |a: &Address| -> Option<Vec<Value>> {
         match a.base {
             AddrBase::Reg(r) => Some(vec![Value::Reg(r)]),
@@ -116,54 +112,8 @@ fn uniform_operands(m: &Module, k: &InstKind) -> Option<Vec<Value>> {
     })
 }
 
-/// Which registers are warp-uniform scalars.
-pub fn uniform_regs(m: &Module, p: &Prepared) -> Vec<bool> {
-    let f = &p.func;
-    let mut uni = vec![false; f.regs.len()];
-    let Some(&entry) = p.order.first() else {
-        return uni;
-    };
-    // The entry block must run once: no branch may lead back to it.
-    let targets_entry = f.blocks.values().any(|b| match &b.term {
-        Some(Terminator::Jump(t)) => *t == entry,
-        Some(Terminator::Branch { then, els, .. }) => *then == entry || *els == entry,
-        _ => false,
-    });
-    if targets_entry {
-        return uni;
-    }
-    let mut ndefs = vec![0u32; f.regs.len()];
-    for b in f.blocks.values() {
-        for i in &b.insts {
-            for d in defs(&i.kind) {
-                ndefs[d.0 as usize] += 1;
-            }
-        }
-    }
-    for i in &f.blocks[entry].insts {
-        if i.guard.is_some() {
-            continue;
-        }
-        let Some(ops) = uniform_operands(m, &i.kind) else {
-            continue;
-        };
-        if !ops.iter().all(|v| match v {
-            Value::Imm(_) => true,
-            Value::Reg(r) => uni[r.0 as usize],
-        }) {
-            continue;
-        }
-        for d in defs(&i.kind) {
-            if ndefs[d.0 as usize] == 1 {
-                uni[d.0 as usize] = true;
-            }
-        }
-    }
-    uni
-}
-
 /// Registers an instruction reads (including guards and call arguments).
-fn uses(i: &Inst) -> Vec<Reg> {
+pub(crate) fn uses(i: &Inst) -> Vec<Reg> {
     let mut out: Vec<Reg> = Vec::new();
     let mut v = |x: &Value| {
         if let Value::Reg(r) = x {

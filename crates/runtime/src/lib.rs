@@ -475,7 +475,7 @@ impl Kernel {
         };
         let dev = &self.module.device;
         if backend == Backend::Cpu {
-            if let Ok(k) = &*self.compiled() {
+            if let Ok(k) = &*self.compiled(block) {
                 return Ok(warpfold_cpu::launch(
                     k,
                     &self.module.instance,
@@ -498,21 +498,22 @@ impl Kernel {
 
     /// The compiled form of this kernel (compiled on first use and cached),
     /// or why the cpu backend cannot compile it; then launches fall back to
-    /// the interpreter.
+    /// the interpreter. Code is specialised for one block shape: `block`.
     pub fn compiled(
         &self,
+        block: [u32; 3],
     ) -> Arc<std::result::Result<warpfold_cpu::CompiledKernel, warpfold_cpu::Unsupported>> {
         self.module
             .compiled
-            .get_or_compile(&self.module.ir, self.id)
+            .get_or_compile(&self.module.ir, self.id, block)
     }
 
-    /// The backend launches of this kernel actually use, and why when it is
-    /// not the device's.
-    pub fn effective_backend(&self) -> (Backend, Option<String>) {
+    /// The backend launches of this kernel with blocks of `block` use, and
+    /// why when it is not the device's.
+    pub fn effective_backend(&self, block: [u32; 3]) -> (Backend, Option<String>) {
         match self.module.device.backend {
             Backend::Interp => (Backend::Interp, None),
-            Backend::Cpu => match &*self.compiled() {
+            Backend::Cpu => match &*self.compiled(block) {
                 Ok(_) => (Backend::Cpu, None),
                 Err(e) => (Backend::Interp, Some(e.to_string())),
             },

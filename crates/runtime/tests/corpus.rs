@@ -122,8 +122,10 @@ fn corpus_through_cpu_backend() {
             let dev = Device::new().with_backend(Backend::Cpu);
             let m = dev.load_ptx(&src).unwrap();
             for l in &case.file.launches {
-                if let (Backend::Interp, Some(why)) =
-                    m.kernel(&l.kernel).unwrap().effective_backend()
+                if let (Backend::Interp, Some(why)) = m
+                    .kernel(&l.kernel)
+                    .unwrap()
+                    .effective_backend(dims(&l.block))
                 {
                     fallbacks.push(format!("{}/{}: {why}", case.name, l.kernel));
                 }

@@ -32,7 +32,7 @@ const PTX: &str = "
 fn run(dev: &Device) -> (CacheUse, Vec<u8>, Vec<u8>) {
     let m = dev.load_ptx(PTX).unwrap();
     let k = m.kernel("k").unwrap();
-    let used = match &*k.compiled() {
+    let used = match &*k.compiled([64, 1, 1]) {
         Ok(c) => c.cache,
         Err(e) => panic!("does not compile: {e}"),
     };

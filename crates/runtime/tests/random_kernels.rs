@@ -300,7 +300,7 @@ fn random_kernels_agree_between_backends() {
             };
             let k = m.kernel("rk").unwrap();
             if backend == Backend::Cpu {
-                if let (Backend::Interp, Some(why)) = k.effective_backend() {
+                if let (Backend::Interp, Some(why)) = k.effective_backend([threads, 1, 1]) {
                     failures.push(format!("seed {seed}: cpu backend fell back: {why}"));
                 }
             }

@@ -1,0 +1,138 @@
+//! Registers the compiled backend keeps as one scalar per warp (uniform
+//! or affine across lanes, see `warpfold-cpu`'s `lanes`): edge cases run
+//! on both backends, which must agree, and against values computed here.
+
+use warpfold::{Arg, Backend, Buffer, Device, Module};
+
+fn module(dev: &Device) -> Module {
+    dev.load_ptx_named(include_str!("kernels/lane_forms.ptx"), "lane_forms.ptx")
+        .expect("loads")
+}
+
+fn devices() -> [(Backend, Device); 2] {
+    [Backend::Cpu, Backend::Interp].map(|b| (b, Device::new().with_backend(b)))
+}
+
+fn u64s(b: &Buffer) -> Vec<u64> {
+    b.to_vec().unwrap()
+}
+
+fn u32s(b: &Buffer) -> Vec<u32> {
+    b.to_vec().unwrap()
+}
+
+#[test]
+fn widening_is_exact_where_lanes_straddle_2_pow_31_and_2_pow_32() {
+    let n = 128u32;
+    for base in [0x7fff_fff0u32, 0xffff_fff0, 0x7fff_ffe1, 5] {
+        for (backend, dev) in devices() {
+            let m = module(&dev);
+            let (s, z) = (
+                dev.buffer_zeroed(n as usize * 8).unwrap(),
+                dev.buffer_zeroed(n as usize * 8).unwrap(),
+            );
+            m.kernel("widen")
+                .unwrap()
+                .launch(
+                    [2, 1, 1],
+                    [n / 2, 1, 1],
+                    0,
+                    &[Arg::Buffer(&s), Arg::Buffer(&z), Arg::U32(base)],
+                )
+                .unwrap();
+            let want_s: Vec<u64> = (0..n)
+                .map(|i| i64::from(i.wrapping_add(base) as i32) as u64)
+                .collect();
+            let want_z: Vec<u64> = (0..n).map(|i| u64::from(i.wrapping_add(base))).collect();
+            assert_eq!(u64s(&s), want_s, "{backend:?} base {base:#x} (sign)");
+            assert_eq!(u64s(&z), want_z, "{backend:?} base {base:#x} (zero)");
+        }
+    }
+}
+
+#[test]
+fn indices_agree_in_every_block_shape() {
+    let (w, h) = (100u32, 24u32);
+    let input: Vec<u32> = (0..w * h).map(|i| i.wrapping_mul(2654435761)).collect();
+    for block in [
+        [32, 4, 1],
+        [16, 4, 1],
+        [48, 2, 1],
+        [64, 1, 1],
+        [7, 3, 1],
+        [32, 2, 2],
+    ] {
+        let grid = [w.div_ceil(block[0]), h.div_ceil(block[1] * block[2]), 1];
+        let mut outs = Vec::new();
+        for (_, dev) in devices() {
+            let m = module(&dev);
+            let out = dev.buffer_zeroed((w * h) as usize * 4).unwrap();
+            let inp = dev.buffer_from(&input).unwrap();
+            m.kernel("shapes")
+                .unwrap()
+                .launch(
+                    grid,
+                    block,
+                    0,
+                    &[
+                        Arg::Buffer(&out),
+                        Arg::Buffer(&inp),
+                        Arg::U32(w),
+                        Arg::U32(h),
+                    ],
+                )
+                .unwrap();
+            outs.push(u32s(&out));
+        }
+        assert_eq!(outs[0], outs[1], "block {block:?}");
+        // Spot checks that do not trust either backend: (0,0), and the
+        // last column of the first row.
+        assert_eq!(outs[0][0], input[0]);
+        let lane = (w - 1) % block[0] % 32;
+        if block[0] % 32 == 0 {
+            assert_eq!(outs[0][(w - 1) as usize], input[(w - 1) as usize] + lane);
+        }
+    }
+}
+
+#[test]
+fn affine_values_from_divergent_paths_and_guarded_loads() {
+    for threads in [40u32, 64, 96, 128] {
+        let mut outs = Vec::new();
+        for (_, dev) in devices() {
+            let m = module(&dev);
+            let out = dev.buffer_zeroed(threads as usize * 4).unwrap();
+            // A buffer the guarded-off load would read out of bounds of.
+            let bad = dev.buffer_zeroed(4).unwrap();
+            m.kernel("diverge")
+                .unwrap()
+                .launch(
+                    [1, 1, 1],
+                    [threads, 1, 1],
+                    0,
+                    &[Arg::Buffer(&out), Arg::Buffer(&bad), Arg::U32(13)],
+                )
+                .unwrap();
+            outs.push(u32s(&out));
+        }
+        assert_eq!(outs[0], outs[1], "{threads} threads");
+        // Lane t reads what lane t^1 stored, plus 7, plus sh[2] = 102.
+        let stored = |t: u32| if t < 13 { t + 100 } else { 3 * t };
+        let want: Vec<u32> = (0..threads).map(|t| stored(t ^ 1) + 7 + 102).collect();
+        assert_eq!(outs[0], want, "{threads} threads");
+    }
+}
+
+#[test]
+fn a_definition_that_does_not_dominate_a_use_keeps_other_lanes_zero() {
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(32 * 4).unwrap();
+        m.kernel("undominated")
+            .unwrap()
+            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        let want: Vec<u32> = (0..32).map(|t| if t < 5 { 0 } else { t + 1000 }).collect();
+        assert_eq!(u32s(&out), want, "{backend:?}");
+    }
+}
