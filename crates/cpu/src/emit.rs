@@ -9,13 +9,16 @@
 //! and a branch is uniform, blocks jump straight to each other, so
 //! convergent code never visits the dispatcher.
 
-use crate::lanes::{Lanes, Shape};
+use crate::lanes::{JumpFrom, Lanes, Shape};
 use crate::prepare::Prepared;
 use std::fmt::Write;
 use warpfold_ir::shared::SharedLayout;
 use warpfold_ir::*;
 
 pub const W: u32 = 32;
+/// Where in a scalar register's state slot the lane of its jump is kept
+/// (see `lanes`; slots are at least 128 bytes).
+const JUMP_AT: usize = 64;
 /// `next` value of lanes that have exited or do not exist.
 pub const DONE: u32 = u32::MAX;
 
@@ -102,6 +105,8 @@ pub(crate) struct Gen<'a> {
     /// How registers vary across lanes; uniform and affine ones are kept
     /// as one scalar, lane 0's value (see `lanes`).
     pub(crate) lanes: Vec<Option<Lanes>>,
+    /// Where each jump-form register's jump lane comes from.
+    jumps: Vec<Option<JumpFrom>>,
     /// The block shape the code is specialised for.
     pub(crate) shape: Shape,
     /// Registers computed again on resume instead of saved (see `uniform`).
@@ -228,6 +233,47 @@ impl<'a> Gen<'a> {
 
     pub(crate) fn is_uniform(&self, i: usize) -> bool {
         self.lanes[i].is_some_and(|l| l.is_uniform())
+    }
+
+    /// The lane of register `r`'s jump (see `lanes::JumpFrom`), as it is
+    /// being defined.
+    fn jump_lane(&mut self, r: Reg) -> String {
+        match self.jumps[r.0 as usize] {
+            Some(JumpFrom::Same(s)) => self.load_scalar(&format!("k{}", s.0), "i32"),
+            Some(JumpFrom::Widen {
+                src,
+                bits,
+                signed,
+                stride,
+            }) => {
+                // The first lane whose value passes 2^(bits-1) (signed) or
+                // 2^bits (unsigned), counting from lane 0's.
+                let sb = self.reg_bits[src.0 as usize];
+                let a = self.load_scalar(&format!("r{}", src.0), &format!("i{sb}"));
+                let a = if sb > bits {
+                    self.def(&format!("trunc i{sb} {a} to i{bits}"))
+                } else if sb < bits {
+                    self.def(&format!("zext i{sb} {a} to i{bits}"))
+                } else {
+                    a
+                };
+                let ext = if signed { "sext" } else { "zext" };
+                let a = self.def(&format!("{ext} i{bits} {a} to i128"));
+                let bound: u128 = if signed { 1 << (bits - 1) } else { 1 << bits };
+                let num = self.def(&format!("sub i128 {bound}, {a}"));
+                let up = self.def(&format!("add i128 {num}, {}", stride - 1));
+                let k = self.def(&format!("udiv i128 {up}, {stride}"));
+                let big = self.def(&format!("icmp ugt i128 {k}, 32"));
+                let k = self.def(&format!("select i1 {big}, i128 32, i128 {k}"));
+                self.def(&format!("trunc i128 {k} to i32"))
+            }
+            None => "32".into(),
+        }
+    }
+
+    /// Whether register `i`'s form has a jump, at a lane kept in `%k{i}`.
+    pub(crate) fn has_jump(&self, i: usize) -> bool {
+        self.lanes[i].is_some_and(|l| l.jump != 0)
     }
 
     /// Whether register `i` is kept in the state across a return to the
@@ -409,11 +455,25 @@ impl<'a> Gen<'a> {
                     let s = self.t();
                     self.line(&format!("{s} = load i{rb}, i{rb}* %r{}", r.0));
                     let v = self.splat(&format!("i{rb}"), &s);
-                    if l.stride == 0 {
+                    let v = if l.stride == 0 {
                         v
                     } else {
                         let steps = stride_steps(rb, l.stride);
                         self.def(&format!("add {} {v}, {steps}", vt(rb)))
+                    };
+                    if l.jump == 0 {
+                        v
+                    } else {
+                        let k = self.load_scalar(&format!("k{}", r.0), "i32");
+                        let ks = self.splat("i32", &k);
+                        let on = self.def(&format!("icmp uge <32 x i32> {}, {ks}", iota(32)));
+                        let j = self.def(&format!(
+                            "select <32 x i1> {on}, {} {}, {} zeroinitializer",
+                            vt(rb),
+                            sc(rb, l.jump as u64),
+                            vt(rb)
+                        ));
+                        self.def(&format!("add {} {v}, {j}", vt(rb)))
                     }
                 } else {
                     let x = self.t();
@@ -459,12 +519,16 @@ impl<'a> Gen<'a> {
         } else {
             self.conv(v, bits, rb, signed)
         };
-        if self.scalar(r.0 as usize) {
+        if let Some(l) = self.lanes[r.0 as usize] {
             // Every lane that reads it gets lane 0's value plus its stride
             // (see `lanes`), whichever lanes run this.
             let e = self.t();
             self.line(&format!("{e} = extractelement {} {v}, i32 0", vt(rb)));
             self.line(&format!("store i{rb} {e}, i{rb}* %r{}", r.0));
+            if l.jump != 0 {
+                let k = self.jump_lane(r);
+                self.line(&format!("store i32 {k}, i32* %k{}", r.0));
+            }
             return;
         }
         if !self.guarded && !self.live[r.0 as usize] {
@@ -971,6 +1035,7 @@ pub fn emit(
     }
     let state_bytes = off;
     let liveness = crate::uniform::liveness(p);
+    let forms = crate::lanes::lane_forms(m, p, shape);
     let mut g = Gen {
         m,
         p,
@@ -979,7 +1044,8 @@ pub fn emit(
         n: 0,
         descs: Vec::new(),
         reg_bits: reg_bits.clone(),
-        lanes: crate::lanes::lane_forms(m, p, shape),
+        lanes: forms.forms,
+        jumps: forms.jumps,
         shape,
         live: liveness.anywhere,
         remat: Vec::new(),
@@ -1015,8 +1081,19 @@ pub fn emit(
                 reg_offsets[i]
             ));
             g.line(&format!("%r{i} = bitcast i8* {q} to {val}*"));
+            if g.has_jump(i) {
+                let q = g.t();
+                g.line(&format!(
+                    "{q} = getelementptr i8, i8* %st, i64 {}",
+                    reg_offsets[i] + JUMP_AT
+                ));
+                g.line(&format!("%k{i} = bitcast i8* {q} to i32*"));
+            }
         } else if g.scalar(i) {
             g.line(&format!("%r{i} = alloca i{b}"));
+            if g.has_jump(i) {
+                g.line(&format!("%k{i} = alloca i32"));
+            }
         } else {
             g.line(&format!("%r{i} = alloca {}", vt(*b)));
         }
@@ -1115,6 +1192,11 @@ pub fn emit(
         g.line(&format!("{v} = load {mem}, {mem}* {p}, align 4"));
         let v = g.cast(&v, &mem, &val);
         g.line(&format!("store {val} {v}, {val}* %r{i}"));
+        if g.has_jump(i) {
+            let p = g.state_ptr(reg_offsets[i] + JUMP_AT, "i32");
+            let k = g.def(&format!("load i32, i32* {p}"));
+            g.line(&format!("store i32 {k}, i32* %k{i}"));
+        }
     }
     // Values computed again rather than saved: the entry block's pure
     // instructions, for every lane.
@@ -1349,6 +1431,11 @@ pub fn emit(
         let v = g.cast(&v, &val, &mem);
         let p = g.state_ptr(reg_offsets[i], &mem);
         g.line(&format!("store {mem} {v}, {mem}* {p}, align 4"));
+        if g.has_jump(i) {
+            let k = g.load_scalar(&format!("k{i}"), "i32");
+            let p = g.state_ptr(reg_offsets[i] + JUMP_AT, "i32");
+            g.line(&format!("store i32 {k}, i32* {p}"));
+        }
     }
     g.line("br label %saved");
     g.emit_label("saved");

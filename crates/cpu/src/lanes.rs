@@ -19,28 +19,66 @@
 //! two M with 32·stride ≤ M ≤ 2^(bits-1): the 32 values then stay inside
 //! one aligned interval of size M. `align` tracks such an M (1: unknown).
 //! `%tid.x` of lane 0 is a multiple of 32 in the block shapes the kernel
-//! is specialised for, and `%ctaid.x * 256` a multiple of 256.
+//! is specialised for, and `%ctaid.x * 256` a multiple of 256. Otherwise
+//! (`y * width + x` with a run-time width) the widened value is affine
+//! with at most one `jump` (of -2^bits) from some lane k on, found when
+//! the value is computed and kept next to it: accesses test k == 32 (no
+//! jump) with one scalar comparison instead of comparing 32 addresses.
 
 use crate::prepare::Prepared;
 use crate::uniform::{defs, uniform_operands, uses};
 use warpfold_ir::*;
 
-/// The value of lane i is lane 0's value + i * `stride` (wrapping at the
-/// register's width); lane 0's value is a multiple of `align`.
+/// The value of lane i is lane 0's value + i * `stride`, plus `jump` if
+/// i >= k (wrapping at the register's width); k (32 when there is no
+/// jump) is known only at run time. Lane 0's value is a multiple of
+/// `align`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lanes {
     pub stride: i64,
+    pub jump: i64,
     pub align: u64,
 }
 
 impl Lanes {
     pub fn is_uniform(self) -> bool {
-        self.stride == 0
+        self.stride == 0 && self.jump == 0
     }
 
     fn uniform(align: u64) -> Lanes {
-        Lanes { stride: 0, align }
+        Lanes::affine(0, align)
     }
+
+    fn affine(stride: i64, align: u64) -> Lanes {
+        Lanes {
+            stride,
+            jump: 0,
+            align,
+        }
+    }
+}
+
+/// Where the lane of a register's jump comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JumpFrom {
+    /// The widening of `src` (read at `bits`, with `stride` > 0): the lane
+    /// follows from lane 0's value.
+    Widen {
+        src: Reg,
+        bits: u32,
+        signed: bool,
+        stride: i64,
+    },
+    /// The same lane as register `src`'s (sums and products with
+    /// constants keep it).
+    Same(Reg),
+}
+
+/// The lane forms of a kernel's registers.
+pub struct LaneForms {
+    pub forms: Vec<Option<Lanes>>,
+    /// For registers whose form has a jump.
+    pub jumps: Vec<Option<JumpFrom>>,
 }
 
 /// The block shape a kernel is compiled for.
@@ -92,16 +130,22 @@ impl Opnd {
     }
 }
 
-fn add(a: Lanes, b: Lanes, bits: u32) -> Lanes {
-    Lanes {
-        stride: wrap(a.stride.wrapping_add(b.stride), bits),
-        align: a.align.min(b.align),
+/// A sum; two jumps (at lanes that may differ) make no form.
+fn add(a: Lanes, b: Lanes, bits: u32) -> Option<Lanes> {
+    if a.jump != 0 && b.jump != 0 {
+        return None;
     }
+    Some(Lanes {
+        stride: wrap(a.stride.wrapping_add(b.stride), bits),
+        jump: wrap(a.jump.wrapping_add(b.jump), bits),
+        align: a.align.min(b.align),
+    })
 }
 
 fn neg(a: Lanes, bits: u32) -> Lanes {
     Lanes {
         stride: wrap(a.stride.wrapping_neg(), bits),
+        jump: wrap(a.jump.wrapping_neg(), bits),
         align: a.align,
     }
 }
@@ -114,6 +158,7 @@ fn mul_const(a: Lanes, c: u64, bits: u32) -> Lanes {
     let scale = 1u64 << c.trailing_zeros().min(62);
     Lanes {
         stride: wrap(a.stride.wrapping_mul(c as i64), bits),
+        jump: wrap(a.jump.wrapping_mul(c as i64), bits),
         align: a.align.saturating_mul(scale).min(cap(bits)),
     }
 }
@@ -128,8 +173,8 @@ fn mul(a: Opnd, b: Opnd, bits: u32) -> Option<Lanes> {
     }
 }
 
-/// Sign or zero extension from `from` to `to` bits (either keeps the
-/// form under the same condition: see the module comment).
+/// Sign or zero extension from `from` to `to` bits (see the module
+/// comment).
 fn widen(a: Opnd, from: u32, to: u32, signed: bool) -> Option<Opnd> {
     match a {
         Opnd::Imm(x) => {
@@ -141,15 +186,22 @@ fn widen(a: Opnd, from: u32, to: u32, signed: bool) -> Option<Opnd> {
             };
             Some(Opnd::Imm(low(v, to)))
         }
+        Opnd::Reg(l) if l.jump != 0 || l.stride < 0 => None,
         Opnd::Reg(l) => {
             let half = 1u64 << (from - 1).min(62);
             let align = l.align.min(cap(from));
-            let fits = l.stride == 0
-                || (l.stride > 0 && (l.stride as u64).saturating_mul(32) <= align.min(half));
-            fits.then_some(Opnd::Reg(Lanes {
-                stride: l.stride,
-                align,
-            }))
+            let stride = l.stride as u64;
+            if stride == 0 || stride.saturating_mul(32) <= align.min(half) {
+                return Some(Opnd::Reg(Lanes::affine(l.stride, align)));
+            }
+            // The 32 values cross the jump point at most once.
+            (stride.saturating_mul(31) < half).then(|| {
+                Opnd::Reg(Lanes {
+                    stride: l.stride,
+                    jump: wrap(1i64.wrapping_shl(from).wrapping_neg(), to),
+                    align,
+                })
+            })
         }
     }
 }
@@ -161,6 +213,7 @@ fn at_width(a: Opnd, rb: u32, bits: u32) -> Option<Opnd> {
         Opnd::Imm(_) => Some(a),
         Opnd::Reg(l) if bits < rb => Some(Opnd::Reg(Lanes {
             stride: wrap(l.stride, bits),
+            jump: wrap(l.jump, bits),
             align: l.align.min(cap(bits)),
         })),
         Opnd::Reg(_) if bits > rb => widen(a, rb, bits, false),
@@ -169,7 +222,7 @@ fn at_width(a: Opnd, rb: u32, bits: u32) -> Option<Opnd> {
 }
 
 /// Per register: its lane form, or `None` when lanes may hold anything.
-pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> Vec<Option<Lanes>> {
+pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
     let f = &p.func;
     let n = f.regs.len();
     let reg_bits: Vec<u32> = f
@@ -178,8 +231,9 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> Vec<Option<Lanes>> 
         .map(|r| if r.ty == Ty::Pred { 1 } else { r.ty.bits() })
         .collect();
     let mut out: Vec<Option<Lanes>> = vec![None; n];
+    let mut jumps: Vec<Option<JumpFrom>> = vec![None; n];
     let Some(&entry) = p.order.first() else {
-        return out;
+        return LaneForms { forms: out, jumps };
     };
     let dom = Dominators::new(f, entry);
     // Where each register is defined (single unguarded definitions only).
@@ -241,7 +295,7 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> Vec<Option<Lanes>> 
                 Value::Reg(r) => reg_bits[r.0 as usize],
                 Value::Imm(_) => 64,
             };
-            let form = if ds.len() == 1 {
+            let mut form = if ds.len() == 1 {
                 let db = reg_bits[ds[0].0 as usize];
                 affine_form(&i.kind, shape, &get, &rb)
                     .filter(|&(_, bits)| bits == db)
@@ -249,6 +303,13 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> Vec<Option<Lanes>> 
             } else {
                 None
             };
+            if form.is_some_and(|l| l.jump != 0) {
+                let from = jump_from(&i.kind, &out, &reg_bits);
+                if from.is_none() {
+                    form = None;
+                }
+                jumps[ds[0].0 as usize] = from;
+            }
             let form = form.or_else(|| {
                 // Otherwise uniform when every operand is.
                 let ops = uniform_operands(m, &i.kind)?;
@@ -261,7 +322,62 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> Vec<Option<Lanes>> 
             }
         }
     }
-    out
+    LaneForms { forms: out, jumps }
+}
+
+/// Where the jump of an instruction's result comes from (see `JumpFrom`).
+fn jump_from(k: &InstKind, forms: &[Option<Lanes>], reg_bits: &[u32]) -> Option<JumpFrom> {
+    let form = |v: &Value| match v {
+        Value::Reg(r) => forms[r.0 as usize],
+        Value::Imm(_) => None,
+    };
+    let widening = |v: &Value, bits: u32, to: u32, signed: bool| -> Option<JumpFrom> {
+        let Value::Reg(r) = v else { return None };
+        let l = form(v)?;
+        let w = widen(
+            at_width(Opnd::Reg(l), reg_bits[r.0 as usize], bits)?,
+            bits,
+            to,
+            signed,
+        )?;
+        (w.lanes(to).jump != 0).then_some(JumpFrom::Widen {
+            src: *r,
+            bits,
+            signed,
+            stride: wrap(l.stride, bits),
+        })
+    };
+    let same = |vs: &[Value]| {
+        vs.iter().find_map(|v| match v {
+            Value::Reg(r) if form(v).is_some_and(|l| l.jump != 0) => Some(JumpFrom::Same(*r)),
+            _ => None,
+        })
+    };
+    match k {
+        InstKind::Int {
+            op: IntOp::MulWide | IntOp::MadWide,
+            ty,
+            args,
+            ..
+        } => args
+            .iter()
+            .take(2)
+            .find_map(|a| widening(a, ty.bits(), 2 * ty.bits(), ty.is_signed()))
+            .or_else(|| same(args.get(2..)?)),
+        InstKind::Cvt {
+            src_ty,
+            dst_ty,
+            src,
+            ..
+        } if dst_ty.bits() > src_ty.bits() => {
+            widening(src, src_ty.bits(), dst_ty.bits(), src_ty.is_signed())
+        }
+        InstKind::Int { args, .. } => same(args),
+        InstKind::Mov { src, .. } | InstKind::Cvta { src, .. } | InstKind::Cvt { src, .. } => {
+            same(std::slice::from_ref(src))
+        }
+        _ => None,
+    }
 }
 
 /// The lane form of an instruction's single result and its width in bits,
@@ -283,11 +399,11 @@ fn affine_form(
             let b = ty.bits();
             let a = |i: usize, bits: u32| arg(*args.get(i)?, bits);
             let l = match op {
-                IntOp::Add => add(a(0, b)?.lanes(b), a(1, b)?.lanes(b), b),
-                IntOp::Sub => add(a(0, b)?.lanes(b), neg(a(1, b)?.lanes(b), b), b),
+                IntOp::Add => add(a(0, b)?.lanes(b), a(1, b)?.lanes(b), b)?,
+                IntOp::Sub => add(a(0, b)?.lanes(b), neg(a(1, b)?.lanes(b), b), b)?,
                 IntOp::Neg => neg(a(0, b)?.lanes(b), b),
                 IntOp::MulLo => mul(a(0, b)?, a(1, b)?, b)?,
-                IntOp::MadLo => add(mul(a(0, b)?, a(1, b)?, b)?, a(2, b)?.lanes(b), b),
+                IntOp::MadLo => add(mul(a(0, b)?, a(1, b)?, b)?, a(2, b)?.lanes(b), b)?,
                 IntOp::Shl => match args.get(1)? {
                     Value::Imm(k) if low(*k, 32) >= u64::from(b) => Lanes::uniform(cap(b)),
                     Value::Imm(k) => mul_const(a(0, b)?.lanes(b), 1u64 << low(*k, 32), b),
@@ -299,7 +415,7 @@ fn affine_form(
                     let y = widen(a(1, b)?, b, 2 * b, s)?;
                     let p = mul(x, y, 2 * b)?;
                     let l = if *op == IntOp::MadWide {
-                        add(p, a(2, 2 * b)?.lanes(2 * b), 2 * b)
+                        add(p, a(2, 2 * b)?.lanes(2 * b), 2 * b)?
                     } else {
                         p
                     };
@@ -330,31 +446,19 @@ fn affine_form(
         } if *space != Space::Local => {
             // Adds or subtracts the space's base: unknown alignment.
             let l = arg(*src, *bits)?.lanes(*bits);
-            Some((
-                Lanes {
-                    stride: l.stride,
-                    align: 1,
-                },
-                *bits,
-            ))
+            Some((Lanes { align: 1, ..l }, *bits))
         }
         InstKind::ReadSpecial { sreg, .. } => {
             let [x, y, _] = shape;
             let l = match sreg {
                 Special::Tid(0) if x == 1 => Lanes::uniform(cap(32)),
-                Special::Tid(0) if x % 32 == 0 || shape[1] * shape[2] == 1 => Lanes {
-                    stride: 1,
-                    align: 32,
-                },
+                Special::Tid(0) if x % 32 == 0 || shape[1] * shape[2] == 1 => Lanes::affine(1, 32),
                 Special::Tid(1) if y == 1 => Lanes::uniform(cap(32)),
                 Special::Tid(1) if x % 32 == 0 => Lanes::uniform(1),
                 Special::Tid(2) if shape[2] == 1 => Lanes::uniform(cap(32)),
                 Special::Tid(2) if (x * y) % 32 == 0 => Lanes::uniform(1),
                 Special::Ntid(c) => Opnd::Imm(u64::from(shape[*c as usize])).lanes(32),
-                Special::LaneId => Lanes {
-                    stride: 1,
-                    align: cap(32),
-                },
+                Special::LaneId => Lanes::affine(1, cap(32)),
                 _ => return None,
             };
             Some((l, 32))
@@ -476,42 +580,47 @@ impl Dominators {
 mod tests {
     use super::*;
 
+    fn form(o: Option<Opnd>) -> Option<Lanes> {
+        o.map(|o| o.lanes(64))
+    }
+
     #[test]
-    fn widening_needs_aligned_lanes() {
-        let tid = Opnd::Reg(Lanes {
-            stride: 1,
-            align: 32,
-        });
-        assert!(widen(tid, 32, 64, true).is_some());
+    fn widening_is_plain_only_for_aligned_lanes() {
+        let tid = Opnd::Reg(Lanes::affine(1, 32));
+        assert_eq!(form(widen(tid, 32, 64, true)), Some(Lanes::affine(1, 32)));
         // Scaling scales the alignment too: still one aligned interval.
         let scaled = Opnd::Reg(mul_const(tid.lanes(32), 4, 32));
-        assert!(widen(scaled, 32, 64, true).is_some());
+        assert_eq!(
+            form(widen(scaled, 32, 64, true)),
+            Some(Lanes::affine(4, 128))
+        );
         // Stride 4 over 32 lanes spans 128: lane 0 at a multiple of 32
-        // may straddle 2^31.
-        let wide = Opnd::Reg(Lanes {
-            stride: 4,
-            align: 32,
-        });
-        assert!(widen(wide, 32, 64, true).is_none());
-        let unknown = Opnd::Reg(Lanes {
-            stride: 1,
-            align: 1,
-        });
-        assert!(widen(unknown, 32, 64, false).is_none());
-        let down = Opnd::Reg(Lanes {
-            stride: -1,
-            align: 1 << 20,
-        });
-        assert!(widen(down, 32, 64, true).is_none());
+        // may straddle 2^31, so the value may jump by -2^32.
+        let wide = Opnd::Reg(Lanes::affine(4, 32));
+        let w = form(widen(wide, 32, 64, true)).unwrap();
+        assert_eq!((w.stride, w.jump), (4, -(1i64 << 32)));
+        let h = form(widen(Opnd::Reg(Lanes::affine(1, 1)), 16, 32, false)).unwrap();
+        assert_eq!((h.stride, h.jump), (1, -(1i64 << 16)));
+        // Falling values and jumps of jumps make no form.
+        assert!(widen(Opnd::Reg(Lanes::affine(-1, 1 << 20)), 32, 64, true).is_none());
+        assert!(widen(Opnd::Reg(h), 32, 64, true).is_none());
+        // Strides so large that 32 lanes may cross twice.
+        assert!(widen(Opnd::Reg(Lanes::affine(1 << 27, 1)), 32, 64, true).is_none());
     }
 
     #[test]
     fn arithmetic_wraps_at_the_width() {
-        let l = Lanes {
-            stride: 1 << 30,
+        let l = Lanes::affine(1 << 30, 1);
+        assert_eq!(mul_const(l, 4, 32).stride, 0);
+        assert_eq!(add(l, l, 32).unwrap().stride, i64::from(i32::MIN));
+        // Truncating a widened value drops its jump.
+        let j = Lanes {
+            stride: 4,
+            jump: -(1i64 << 32),
             align: 1,
         };
-        assert_eq!(mul_const(l, 4, 32).stride, 0);
-        assert_eq!(add(l, l, 32).stride, i64::from(i32::MIN));
+        let t = at_width(Opnd::Reg(j), 64, 32).unwrap().lanes(32);
+        assert_eq!(t, Lanes::affine(4, 1));
+        assert!(add(j, j, 64).is_none());
     }
 }

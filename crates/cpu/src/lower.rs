@@ -181,25 +181,34 @@ fn contiguous(g: &mut Gen, h: &str, size: u32, exec: &str) -> (String, String) {
 
 /// Lane 0's host address (`i64`) and the constant stride between lanes'
 /// addresses of `[addr]` in `space`, when the address register is uniform
-/// or affine (see `lanes`): then no per-lane address is computed.
-fn affine_host_addr(g: &mut Gen, a: &Address, space: Space) -> Option<(String, i64)> {
+/// or affine (see `lanes`): then no per-lane address is computed. The
+/// third part is the lane of the form's jump (32: none), if it has one.
+fn affine_host_addr(
+    g: &mut Gen,
+    a: &Address,
+    space: Space,
+) -> Option<(String, i64, Option<String>)> {
     if space == Space::Local {
         return None;
     }
-    let (base, stride) = match a.base {
+    let (base, stride, jump) = match a.base {
         AddrBase::Reg(r) => {
             let l = g.lanes[r.0 as usize]?;
             let rb = g.reg_bits[r.0 as usize];
             let v = g.t();
             g.line(&format!("{v} = load i{rb}, i{rb}* %r{}", r.0));
             match rb {
-                64 => (v, l.stride),
+                64 => {
+                    let k = (l.jump != 0).then(|| g.load_scalar(&format!("k{}", r.0), "i32"));
+                    (v, l.stride, k)
+                }
                 // Read zero-extended: exact when the lanes' values do not
                 // straddle 2^32 (as for `lanes` widening).
-                32 if l.stride == 0
-                    || (l.stride > 0 && (l.stride as u64) * 32 <= l.align.min(1 << 31)) =>
+                32 if l.jump == 0
+                    && (l.stride == 0
+                        || (l.stride > 0 && (l.stride as u64) * 32 <= l.align.min(1 << 31))) =>
                 {
-                    (g.def(&format!("zext i32 {v} to i64")), l.stride)
+                    (g.def(&format!("zext i32 {v} to i64")), l.stride, None)
                 }
                 _ => return None,
             }
@@ -208,9 +217,13 @@ fn affine_host_addr(g: &mut Gen, a: &Address, space: Space) -> Option<(String, i
         AddrBase::Symbol(s) => {
             let generic = matches!(space, Space::Generic | Space::Global);
             let v = symbol_addr(g, s, generic).ok()?;
-            (g.def(&format!("extractelement <32 x i64> {v}, i32 0")), 0)
+            (
+                g.def(&format!("extractelement <32 x i64> {v}, i32 0")),
+                0,
+                None,
+            )
         }
-        AddrBase::None => ("0".to_string(), 0),
+        AddrBase::None => ("0".to_string(), 0, None),
     };
     let mut h0 = g.def(&format!("add i64 {base}, {}", a.offset));
     if let Some(idx) = match space {
@@ -222,7 +235,23 @@ fn affine_host_addr(g: &mut Gen, a: &Address, space: Space) -> Option<(String, i
         let b = g.env(idx);
         h0 = g.def(&format!("add i64 {h0}, {b}"));
     }
-    Some((h0, stride))
+    Some((h0, stride, jump))
+}
+
+/// Where an affine access needs no per-lane addresses: when its form has
+/// a jump, a branch on the jump's lane to `fast` (no jump) or `slow`;
+/// both go on to the returned label.
+fn split_on_jump(g: &mut Gen, k: &Option<String>) -> Option<(String, String)> {
+    let k = k.as_ref()?;
+    let (fast, slow, join) = (
+        g.label("aff_fast"),
+        g.label("aff_slow"),
+        g.label("aff_join"),
+    );
+    let none = g.def(&format!("icmp eq i32 {k}, 32"));
+    g.line(&format!("br i1 {none}, label %{fast}, label %{slow}"));
+    g.emit_label(&fast);
+    Some((slow, join))
 }
 
 /// Consecutive elements from lane 0's address `h0`, for the lanes of `exec`.
@@ -423,6 +452,47 @@ fn store_contig(g: &mut Gen, h0: &str, bits: u32, v: &str, exec: &str) {
     g.line(&format!("call void @llvm.masked.store.v32i{bits}.p0v32i{bits}({} {v}, {}* {bp}, i32 {size}, <32 x i1> {exec})", vt(bits), vt(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
+}
+
+/// A load with per-lane addresses, tested for consecutive lanes.
+fn load_any(
+    g: &mut Gen,
+    addr: &Address,
+    space: Space,
+    ty: Ty,
+    dsts: &[Option<Reg>],
+    exec: &str,
+) -> R {
+    let bits = ty.bits();
+    let h = host_addr(g, addr, space)?;
+    for (i, d) in dsts.iter().enumerate() {
+        let hi = if i == 0 {
+            h.clone()
+        } else {
+            bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)))
+        };
+        let v = load_elems(g, &hi, bits, exec);
+        if let Some(d) = d {
+            g.set(*d, &v, bits, ty.is_signed(), exec);
+        }
+    }
+    Ok(())
+}
+
+/// A store with per-lane addresses, tested for consecutive lanes.
+fn store_any(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec: &str) -> R {
+    let bits = ty.bits();
+    let h = host_addr(g, addr, space)?;
+    for (i, s) in srcs.iter().enumerate() {
+        let hi = if i == 0 {
+            h.clone()
+        } else {
+            bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)))
+        };
+        let v = g.val(*s, bits);
+        store_elems(g, &hi, bits, &v, exec);
+    }
+    Ok(())
 }
 
 /// Participants of a warp collective, or a wait: returns the bitmask of
@@ -794,10 +864,11 @@ pub(crate) fn emit_inst(
                         g.set(*d, &s, bits, ty.is_signed(), &exec);
                     }
                 }
-            } else if let Some((h0, stride)) = affine_host_addr(g, addr, *space)
-                .filter(|&(_, s)| s == 0 || s == i64::from(bits / 8))
+            } else if let Some((h0, stride, k)) = affine_host_addr(g, addr, *space)
+                .filter(|(_, s, k)| (*s == 0 && k.is_none()) || *s == i64::from(bits / 8))
             {
                 // Known consecutive (or one address) without a test.
+                let split = split_on_jump(g, &k);
                 for (i, d) in dsts.iter().enumerate() {
                     let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
                     let v = if stride == 0 {
@@ -809,19 +880,15 @@ pub(crate) fn emit_inst(
                         g.set(*d, &v, bits, ty.is_signed(), &exec);
                     }
                 }
-            } else {
-                let h = host_addr(g, addr, *space)?;
-                for (i, d) in dsts.iter().enumerate() {
-                    let hi = if i == 0 {
-                        h.clone()
-                    } else {
-                        bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)))
-                    };
-                    let v = load_elems(g, &hi, bits, &exec);
-                    if let Some(d) = d {
-                        g.set(*d, &v, bits, ty.is_signed(), &exec);
-                    }
+                if let Some((slow, join)) = split {
+                    g.line(&format!("br label %{join}"));
+                    g.emit_label(&slow);
+                    load_any(g, addr, *space, *ty, dsts, &exec)?;
+                    g.line(&format!("br label %{join}"));
+                    g.emit_label(&join);
                 }
+            } else {
+                load_any(g, addr, *space, *ty, dsts, &exec)?;
             }
         }
         InstKind::St {
@@ -835,26 +902,25 @@ pub(crate) fn emit_inst(
                 return Err(Unsupported("stores to the param or const space".into()));
             }
             let bits = ty.bits();
-            if let Some((h0, _)) =
-                affine_host_addr(g, addr, *space).filter(|&(_, s)| s == i64::from(bits / 8))
+            if let Some((h0, _, k)) =
+                affine_host_addr(g, addr, *space).filter(|(_, s, _)| *s == i64::from(bits / 8))
             {
                 // Known consecutive: no test.
+                let split = split_on_jump(g, &k);
                 for (i, s) in srcs.iter().enumerate() {
                     let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
                     let v = g.val(*s, bits);
                     store_contig(g, &hi, bits, &v, &exec);
                 }
-                return Ok(());
-            }
-            let h = host_addr(g, addr, *space)?;
-            for (i, s) in srcs.iter().enumerate() {
-                let hi = if i == 0 {
-                    h.clone()
-                } else {
-                    bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)))
-                };
-                let v = g.val(*s, bits);
-                store_elems(g, &hi, bits, &v, &exec);
+                if let Some((slow, join)) = split {
+                    g.line(&format!("br label %{join}"));
+                    g.emit_label(&slow);
+                    store_any(g, addr, *space, *ty, srcs, &exec)?;
+                    g.line(&format!("br label %{join}"));
+                    g.emit_label(&join);
+                }
+            } else {
+                store_any(g, addr, *space, *ty, srcs, &exec)?;
             }
         }
         InstKind::Atom {

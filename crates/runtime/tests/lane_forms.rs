@@ -13,6 +13,14 @@ fn devices() -> [(Backend, Device); 2] {
     [Backend::Cpu, Backend::Interp].map(|b| (b, Device::new().with_backend(b)))
 }
 
+/// The kernel, checked to run on `backend` (no silent fallback).
+fn kernel(m: &Module, name: &str, backend: Backend, block: [u32; 3]) -> warpfold::Kernel {
+    let k = m.kernel(name).unwrap();
+    let (used, why) = k.effective_backend(block);
+    assert_eq!(used, backend, "{name}: {why:?}");
+    k
+}
+
 fn u64s(b: &Buffer) -> Vec<u64> {
     b.to_vec().unwrap()
 }
@@ -31,8 +39,7 @@ fn widening_is_exact_where_lanes_straddle_2_pow_31_and_2_pow_32() {
                 dev.buffer_zeroed(n as usize * 8).unwrap(),
                 dev.buffer_zeroed(n as usize * 8).unwrap(),
             );
-            m.kernel("widen")
-                .unwrap()
+            kernel(&m, "widen", backend, [n / 2, 1, 1])
                 .launch(
                     [2, 1, 1],
                     [n / 2, 1, 1],
@@ -64,12 +71,11 @@ fn indices_agree_in_every_block_shape() {
     ] {
         let grid = [w.div_ceil(block[0]), h.div_ceil(block[1] * block[2]), 1];
         let mut outs = Vec::new();
-        for (_, dev) in devices() {
+        for (backend, dev) in devices() {
             let m = module(&dev);
             let out = dev.buffer_zeroed((w * h) as usize * 4).unwrap();
             let inp = dev.buffer_from(&input).unwrap();
-            m.kernel("shapes")
-                .unwrap()
+            kernel(&m, "shapes", backend, block)
                 .launch(
                     grid,
                     block,
@@ -99,13 +105,12 @@ fn indices_agree_in_every_block_shape() {
 fn affine_values_from_divergent_paths_and_guarded_loads() {
     for threads in [40u32, 64, 96, 128] {
         let mut outs = Vec::new();
-        for (_, dev) in devices() {
+        for (backend, dev) in devices() {
             let m = module(&dev);
             let out = dev.buffer_zeroed(threads as usize * 4).unwrap();
             // A buffer the guarded-off load would read out of bounds of.
             let bad = dev.buffer_zeroed(4).unwrap();
-            m.kernel("diverge")
-                .unwrap()
+            kernel(&m, "diverge", backend, [threads, 1, 1])
                 .launch(
                     [1, 1, 1],
                     [threads, 1, 1],
@@ -128,8 +133,7 @@ fn a_definition_that_does_not_dominate_a_use_keeps_other_lanes_zero() {
     for (backend, dev) in devices() {
         let m = module(&dev);
         let out = dev.buffer_zeroed(32 * 4).unwrap();
-        m.kernel("undominated")
-            .unwrap()
+        kernel(&m, "undominated", backend, [32, 1, 1])
             .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
             .unwrap();
         let want: Vec<u32> = (0..32).map(|t| if t < 5 { 0 } else { t + 1000 }).collect();
