@@ -222,6 +222,16 @@ fn at_width(a: Opnd, rb: u32, bits: u32) -> Option<Opnd> {
 }
 
 /// Per register: its lane form, or `None` when lanes may hold anything.
+///
+/// An optimistic fixed point: every register starts unknown (`Lat::Top`)
+/// and only moves down. Registers with one definition that dominates its
+/// uses get the form of that definition wherever it runs (see the module
+/// comment). Other registers (loop counters, values merged after a
+/// branch) may be kept as one scalar only when every definition runs in a
+/// convergent block, with every live lane of the warp (see `convergent`):
+/// then each write gives every lane the same formula. Which blocks are
+/// convergent depends on which branch conditions are uniform, hence the
+/// iteration.
 pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
     let f = &p.func;
     let n = f.regs.len();
@@ -230,43 +240,52 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
         .values()
         .map(|r| if r.ty == Ty::Pred { 1 } else { r.ty.bits() })
         .collect();
-    let mut out: Vec<Option<Lanes>> = vec![None; n];
     let mut jumps: Vec<Option<JumpFrom>> = vec![None; n];
     let Some(&entry) = p.order.first() else {
-        return LaneForms { forms: out, jumps };
+        return LaneForms {
+            forms: vec![None; n],
+            jumps,
+        };
     };
-    let dom = Dominators::new(f, entry);
-    // Where each register is defined (single unguarded definitions only).
-    let mut def_at: Vec<Option<(BlockId, usize)>> = vec![None; n];
-    let mut ndefs = vec![0u32; n];
+    let cfg = Cfg::new(f, entry);
+    // Each register's definitions (block, index); reachable blocks only.
+    let mut def_at: Vec<Vec<(BlockId, usize)>> = vec![Vec::new(); n];
+    let mut unfit = vec![false; n];
     for (bid, b) in f.blocks.iter() {
+        if !cfg.dom.reachable(bid.0 as usize) {
+            continue;
+        }
         for (ix, i) in b.insts.iter().enumerate() {
+            // Guarded and partial definitions keep other lanes' values.
+            let partial = i.guard.is_some()
+                || matches!(
+                    i.kind,
+                    InstKind::Atom { .. }
+                        | InstKind::Call { .. }
+                        | InstKind::CallIndirect { .. }
+                        | InstKind::Builtin { .. }
+                );
             for d in defs(&i.kind) {
-                ndefs[d.0 as usize] += 1;
-                def_at[d.0 as usize] =
-                    (i.guard.is_none() && dom.reachable(bid)).then_some((bid, ix));
+                def_at[d.0 as usize].push((bid, ix));
+                unfit[d.0 as usize] |= partial;
             }
         }
     }
-    let mut ok: Vec<bool> = (0..n)
-        .map(|r| ndefs[r] == 1 && def_at[r].is_some())
-        .collect();
-    // Every use must be dominated by the definition.
+    // One definition that dominates every use.
+    let mut single: Vec<bool> = (0..n).map(|r| def_at[r].len() == 1 && !unfit[r]).collect();
     for (bid, b) in f.blocks.iter() {
-        if !dom.reachable(bid) {
+        if !cfg.dom.reachable(bid.0 as usize) {
             continue;
         }
         let mut check = |r: Reg, ix: usize| {
             let r = r.0 as usize;
-            if let Some((db, dix)) = def_at[r] {
+            if let [(db, dix)] = def_at[r][..] {
                 let fine = if db == bid {
                     dix < ix
                 } else {
-                    dom.dominates(db, bid)
+                    cfg.dom.dominates(db.0 as usize, bid.0 as usize)
                 };
-                if !fine {
-                    ok[r] = false;
-                }
+                single[r] &= fine;
             }
         };
         for (ix, i) in b.insts.iter().enumerate() {
@@ -278,51 +297,156 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
             check(*pred, b.insts.len());
         }
     }
-    // Definitions in dominator order: operands are classified first.
-    for bid in dom.rpo.iter().copied() {
-        for i in &f.blocks[bid].insts {
-            let ds = defs(&i.kind);
-            if ds.is_empty() || !ds.iter().all(|d| ok[d.0 as usize]) {
+    let at_entry = crate::uniform::liveness(p).at_entry;
+    let mut lat = vec![Lat::Top; n];
+    loop {
+        let conv = cfg.convergent(f, p, &|r: Reg| match lat[r.0 as usize] {
+            Lat::Top => true,
+            Lat::Form(l) => l.is_uniform(),
+            Lat::Bottom => false,
+        });
+        let mut changed = false;
+        for r in 0..n {
+            if lat[r] == Lat::Bottom {
                 continue;
             }
-            let get = |v: Value| -> Option<Opnd> {
-                match v {
-                    Value::Imm(x) => Some(Opnd::Imm(x)),
-                    Value::Reg(r) => out[r.0 as usize].map(Opnd::Reg),
+            let new = if def_at[r].is_empty() || unfit[r] {
+                Lat::Bottom
+            } else if single[r] {
+                let (b, ix) = def_at[r][0];
+                eval(
+                    m,
+                    &f.blocks[b].insts[ix].kind,
+                    Reg(r as u32),
+                    shape,
+                    &lat,
+                    &reg_bits,
+                )
+            } else if def_at[r].iter().all(|(b, _)| conv[b.0 as usize]) {
+                // Lanes that may read the register before any definition
+                // see its initial zero.
+                let mut acc = if at_entry[r] {
+                    Lat::Form(Lanes::uniform(cap(reg_bits[r])))
+                } else {
+                    Lat::Top
+                };
+                for &(b, ix) in &def_at[r] {
+                    let k = &f.blocks[b].insts[ix].kind;
+                    acc = acc.meet(eval(m, k, Reg(r as u32), shape, &lat, &reg_bits));
                 }
-            };
-            let rb = |v: Value| match v {
-                Value::Reg(r) => reg_bits[r.0 as usize],
-                Value::Imm(_) => 64,
-            };
-            let mut form = if ds.len() == 1 {
-                let db = reg_bits[ds[0].0 as usize];
-                affine_form(&i.kind, shape, &get, &rb)
-                    .filter(|&(_, bits)| bits == db)
-                    .map(|(l, _)| l)
+                // A jump's lane belongs to one definition.
+                match acc {
+                    Lat::Form(l) if l.jump != 0 => Lat::Bottom,
+                    x => x,
+                }
             } else {
-                None
+                Lat::Bottom
             };
-            if form.is_some_and(|l| l.jump != 0) {
-                let from = jump_from(&i.kind, &out, &reg_bits);
-                if from.is_none() {
-                    form = None;
-                }
-                jumps[ds[0].0 as usize] = from;
+            let new = lat[r].meet(new);
+            if new != lat[r] {
+                lat[r] = new;
+                changed = true;
             }
-            let form = form.or_else(|| {
-                // Otherwise uniform when every operand is.
-                let ops = uniform_operands(m, &i.kind)?;
-                ops.iter()
-                    .all(|v| get(*v).is_some_and(|o| o.lanes(64).is_uniform()))
-                    .then_some(Lanes::uniform(1))
-            });
-            for d in ds {
-                out[d.0 as usize] = form;
+        }
+        if !changed {
+            break;
+        }
+    }
+    let out: Vec<Option<Lanes>> = lat
+        .iter()
+        .map(|l| match l {
+            Lat::Form(l) => Some(*l),
+            // Never defined in reachable code, or only in cycles that
+            // never got a value: keep per-lane values.
+            _ => None,
+        })
+        .collect();
+    let mut forms = out.clone();
+    for r in 0..n {
+        if out[r].is_some_and(|l| l.jump != 0) {
+            let (b, ix) = def_at[r][0];
+            let from = jump_from(&f.blocks[b].insts[ix].kind, &out, &reg_bits);
+            if from.is_none() {
+                forms[r] = None;
+            }
+            jumps[r] = from;
+        }
+    }
+    LaneForms { forms, jumps }
+}
+
+/// A register's lane form while the analysis runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lat {
+    /// Not known yet (optimistic).
+    Top,
+    Form(Lanes),
+    /// Lanes may hold anything.
+    Bottom,
+}
+
+impl Lat {
+    fn meet(self, o: Lat) -> Lat {
+        match (self, o) {
+            (Lat::Top, x) | (x, Lat::Top) => x,
+            (Lat::Form(a), Lat::Form(b)) if a == b => Lat::Form(a),
+            (Lat::Form(a), Lat::Form(b)) if a.stride == b.stride && a.jump == 0 && b.jump == 0 => {
+                Lat::Form(Lanes::affine(a.stride, a.align.min(b.align)))
+            }
+            _ => Lat::Bottom,
+        }
+    }
+}
+
+/// The form an instruction gives register `d` (one of its results), from
+/// its operands' current forms.
+fn eval(m: &Module, k: &InstKind, d: Reg, shape: Shape, lat: &[Lat], reg_bits: &[u32]) -> Lat {
+    let ds = defs(k);
+    let probe = Inst {
+        kind: k.clone(),
+        guard: None,
+        loc: SrcLoc::default(),
+    };
+    let mut pending = false;
+    for r in uses(&probe) {
+        match lat[r.0 as usize] {
+            Lat::Top => pending = true,
+            Lat::Bottom | Lat::Form(_) => {}
+        }
+    }
+    if pending {
+        return Lat::Top;
+    }
+    let get = |v: Value| -> Option<Opnd> {
+        match v {
+            Value::Imm(x) => Some(Opnd::Imm(x)),
+            Value::Reg(r) => match lat[r.0 as usize] {
+                Lat::Form(l) => Some(Opnd::Reg(l)),
+                _ => None,
+            },
+        }
+    };
+    let rb = |v: Value| match v {
+        Value::Reg(r) => reg_bits[r.0 as usize],
+        Value::Imm(_) => 64,
+    };
+    if ds.len() == 1 {
+        if let Some((l, bits)) = affine_form(k, shape, &get, &rb) {
+            if bits == reg_bits[d.0 as usize] {
+                return Lat::Form(l);
             }
         }
     }
-    LaneForms { forms: out, jumps }
+    // Otherwise uniform when every operand is.
+    let uniform = uniform_operands(m, k).is_some_and(|ops| {
+        ops.iter()
+            .all(|v| get(*v).is_some_and(|o| o.lanes(64).is_uniform()))
+    });
+    if uniform {
+        Lat::Form(Lanes::uniform(1))
+    } else {
+        Lat::Bottom
+    }
 }
 
 /// Where the jump of an instruction's result comes from (see `JumpFrom`).
@@ -467,15 +591,16 @@ fn affine_form(
     }
 }
 
-/// Immediate dominators over the blocks reachable from the entry
-/// (Cooper, Harvey and Kennedy's iterative algorithm).
-struct Dominators {
-    /// Reachable blocks in reverse postorder.
-    rpo: Vec<BlockId>,
-    /// Position in `rpo` (usize::MAX: unreachable).
-    pos: Vec<usize>,
-    /// Immediate dominator, as a position in `rpo`.
-    idom: Vec<usize>,
+/// The control-flow facts the analysis needs.
+struct Cfg {
+    succs: Vec<Vec<usize>>,
+    preds: Vec<Vec<usize>>,
+    dom: Dominators,
+    /// Post-dominators: node `succs.len()` is a virtual exit after every
+    /// block that ends the thread.
+    pdom: Dominators,
+    /// Blocks that only end the thread (no instructions).
+    exit_only: Vec<bool>,
 }
 
 fn succs(b: &Block) -> Vec<BlockId> {
@@ -486,36 +611,181 @@ fn succs(b: &Block) -> Vec<BlockId> {
     }
 }
 
-impl Dominators {
-    fn new(f: &Function, entry: BlockId) -> Self {
+impl Cfg {
+    fn new(f: &Function, entry: BlockId) -> Cfg {
         let nb = f.blocks.len();
+        let mut succ = vec![Vec::new(); nb];
+        let mut preds = vec![Vec::new(); nb];
+        let mut exits = Vec::new();
+        let mut exit_only = vec![false; nb];
+        for (bid, b) in f.blocks.iter() {
+            let i = bid.0 as usize;
+            succ[i] = succs(b).iter().map(|s| s.0 as usize).collect();
+            for &s in &succ[i] {
+                preds[s].push(i);
+            }
+            if matches!(b.term, Some(Terminator::Exit | Terminator::Return)) {
+                exits.push(i);
+                exit_only[i] = b.insts.iter().all(|x| matches!(x.kind, InstKind::Nop));
+            }
+        }
+        let dom = Dominators::new(nb, entry.0 as usize, &|b| succ[b].clone());
+        // Unreachable blocks never run: they are nobody's predecessor.
+        for p in preds.iter_mut() {
+            p.retain(|&x| dom.reachable(x));
+        }
+        exits.retain(|&x| dom.reachable(x));
+        let pdom = Dominators::new(nb + 1, nb, &|b| {
+            if b == nb {
+                exits.clone()
+            } else {
+                preds[b].clone()
+            }
+        });
+        Cfg {
+            succs: succ,
+            preds,
+            dom,
+            pdom,
+            exit_only,
+        }
+    }
+
+    /// Blocks that, whenever they run, run with every lane of the warp
+    /// that has not exited (lanes parked at blocks that only exit aside).
+    /// A greatest fixed point: a block is convergent when every edge into
+    /// it comes from a convergent block through a jump or a branch whose
+    /// condition is uniform, or through a divergent branch whose other side
+    /// only exits; or when it is where the lanes of a divergent branch in a
+    /// convergent block meet again. The scheduler (earliest block first)
+    /// guarantees that meeting when the blocks between the branch and its
+    /// post-dominator lie between them in block order, are entered only
+    /// from the branch, and hold no loop: no group can get past the meeting
+    /// point before the other arrives, and without a backward jump no yield
+    /// can hand the turn to the latest lanes.
+    fn convergent(&self, f: &Function, p: &Prepared, uniform: &dyn Fn(Reg) -> bool) -> Vec<bool> {
+        let nb = self.succs.len();
+        let id = |b: usize| p.id_of[b];
+        let entry = p.order[0].0 as usize;
+        let mut conv: Vec<bool> = (0..nb).map(|b| self.dom.reachable(b)).collect();
+        let divergent = |b: usize| match &f.blocks[BlockId(b as u32)].term {
+            Some(Terminator::Branch { pred, .. }) => !uniform(*pred),
+            _ => false,
+        };
+        loop {
+            let mut changed = false;
+            for b in 0..nb {
+                if !conv[b] || b == entry && self.preds[b].is_empty() {
+                    continue;
+                }
+                let by_edges = self.preds[b].iter().all(|&x| {
+                    conv[x]
+                        && (!divergent(x)
+                            || self.succs[x].iter().all(|&s| s == b || self.exit_only[s]))
+                });
+                let ok = by_edges || (b != entry && self.rejoins(b, &conv, &divergent, &id));
+                if !ok {
+                    conv[b] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return conv;
+            }
+        }
+    }
+
+    /// Whether block `b` is where the two sides of a divergent branch in a
+    /// convergent block meet again (see `convergent`).
+    fn rejoins(
+        &self,
+        b: usize,
+        conv: &[bool],
+        divergent: &dyn Fn(usize) -> bool,
+        id: &dyn Fn(usize) -> u32,
+    ) -> bool {
+        // The branch dominates `b`; walk up its dominators.
+        let nb = self.succs.len();
+        let mut d = b;
+        while let Some(up) = self.dom.idom_of(d) {
+            d = up;
+            if !(conv[d] && divergent(d) && self.pdom.idom_of(d) == Some(b)) {
+                if d == self.dom.entry() {
+                    return false;
+                }
+                continue;
+            }
+            // The region between: reachable from d without passing b.
+            let mut region = vec![false; nb];
+            let mut stack: Vec<usize> = self.succs[d].iter().copied().filter(|&s| s != b).collect();
+            while let Some(x) = stack.pop() {
+                if region[x] {
+                    continue;
+                }
+                if x == d || id(x) <= id(d) || id(x) >= id(b) {
+                    return false;
+                }
+                region[x] = true;
+                for &s in &self.succs[x] {
+                    if s == b {
+                        continue;
+                    }
+                    if id(s) <= id(x) {
+                        return false;
+                    }
+                    stack.push(s);
+                }
+            }
+            let inside = |x: &usize| region[*x] || *x == d;
+            return (0..nb)
+                .filter(|&x| region[x])
+                .all(|x| self.preds[x].iter().all(inside))
+                && self.preds[b].iter().all(inside);
+        }
+        false
+    }
+}
+
+/// Immediate dominators of a graph's nodes reachable from `entry`
+/// (Cooper, Harvey and Kennedy's iterative algorithm).
+struct Dominators {
+    /// Reachable nodes in reverse postorder.
+    rpo: Vec<usize>,
+    /// Position in `rpo` (usize::MAX: unreachable).
+    pos: Vec<usize>,
+    /// Immediate dominator, as a position in `rpo`.
+    idom: Vec<usize>,
+}
+
+impl Dominators {
+    fn new(n: usize, entry: usize, succs: &dyn Fn(usize) -> Vec<usize>) -> Self {
         // Iterative depth-first search for the postorder.
-        let mut seen = vec![false; nb];
+        let mut seen = vec![false; n];
         let mut post = Vec::new();
         let mut stack = vec![(entry, 0usize)];
-        seen[entry.0 as usize] = true;
+        seen[entry] = true;
         while let Some((b, i)) = stack.pop() {
-            let s = succs(&f.blocks[b]);
+            let s = succs(b);
             if i < s.len() {
                 stack.push((b, i + 1));
                 let t = s[i];
-                if !seen[t.0 as usize] {
-                    seen[t.0 as usize] = true;
+                if !seen[t] {
+                    seen[t] = true;
                     stack.push((t, 0));
                 }
             } else {
                 post.push(b);
             }
         }
-        let rpo: Vec<BlockId> = post.into_iter().rev().collect();
-        let mut pos = vec![usize::MAX; nb];
+        let rpo: Vec<usize> = post.into_iter().rev().collect();
+        let mut pos = vec![usize::MAX; n];
         for (i, b) in rpo.iter().enumerate() {
-            pos[b.0 as usize] = i;
+            pos[*b] = i;
         }
         let mut preds: Vec<Vec<usize>> = vec![Vec::new(); rpo.len()];
         for (i, b) in rpo.iter().enumerate() {
-            for s in succs(&f.blocks[*b]) {
-                preds[pos[s.0 as usize]].push(i);
+            for s in succs(*b) {
+                preds[pos[s]].push(i);
             }
         }
         let mut idom = vec![usize::MAX; rpo.len()];
@@ -557,13 +827,26 @@ impl Dominators {
         Dominators { rpo, pos, idom }
     }
 
-    fn reachable(&self, b: BlockId) -> bool {
-        self.pos[b.0 as usize] != usize::MAX
+    fn reachable(&self, b: usize) -> bool {
+        self.pos[b] != usize::MAX
+    }
+
+    fn entry(&self) -> usize {
+        self.rpo[0]
+    }
+
+    /// The immediate dominator of reachable `b` (none for the entry).
+    fn idom_of(&self, b: usize) -> Option<usize> {
+        let p = *self.pos.get(b)?;
+        if p == usize::MAX || p == 0 {
+            return None;
+        }
+        Some(self.rpo[self.idom[p]])
     }
 
     /// Whether `a` dominates `b` (both reachable).
-    fn dominates(&self, a: BlockId, b: BlockId) -> bool {
-        let (a, mut b) = (self.pos[a.0 as usize], self.pos[b.0 as usize]);
+    fn dominates(&self, a: usize, b: usize) -> bool {
+        let (a, mut b) = (self.pos[a], self.pos[b]);
         loop {
             if a == b {
                 return true;

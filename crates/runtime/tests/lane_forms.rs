@@ -140,3 +140,61 @@ fn a_definition_that_does_not_dominate_a_use_keeps_other_lanes_zero() {
         assert_eq!(u32s(&out), want, "{backend:?}");
     }
 }
+
+#[test]
+fn registers_written_twice_are_per_lane_unless_all_lanes_write_them_together() {
+    let n = 77u32;
+    let want: Vec<u32> = (0..64u32)
+        .flat_map(|t| {
+            if t >= 60 {
+                return vec![0; 5];
+            }
+            let mut i = t;
+            loop {
+                i += 32;
+                if i >= n {
+                    break;
+                }
+            }
+            let count = if t < 5 { 3 } else { 0 };
+            let each = if t % 2 == 0 { 1 } else { 100 };
+            vec![i, 0, count, n, n * each]
+        })
+        .collect();
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(64 * 5 * 4).unwrap();
+        kernel(&m, "multi", backend, [64, 1, 1])
+            .launch([1, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out), Arg::U32(n)])
+            .unwrap();
+        assert_eq!(u32s(&out), want, "{backend:?}");
+    }
+}
+
+#[test]
+fn a_value_from_both_sides_of_a_branch_that_may_not_meet_again_is_per_lane() {
+    let mut want: Vec<u32> = (0..32).map(|t| if t < 7 { 30 } else { 20 }).collect();
+    want.extend([1; 32]);
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(64 * 4).unwrap();
+        kernel(&m, "late", backend, [32, 1, 1])
+            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        assert_eq!(u32s(&out), want, "{backend:?}");
+    }
+}
+
+#[test]
+fn lanes_parked_after_a_long_loop_that_others_run_keep_their_own_values() {
+    let mut want = vec![1u32; 32];
+    want.extend((0..32).map(|t| if t < 5 { 40000 } else { 0 }));
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(64 * 4).unwrap();
+        kernel(&m, "parked", backend, [32, 1, 1])
+            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        assert_eq!(u32s(&out), want, "{backend:?}");
+    }
+}
