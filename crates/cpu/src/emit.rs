@@ -107,6 +107,11 @@ pub(crate) struct Gen<'a> {
     pub(crate) lanes: Vec<Option<Lanes>>,
     /// Where each jump-form register's jump lane comes from.
     jumps: Vec<Option<JumpFrom>>,
+    /// Per block: every live lane runs it together (see `lanes`).
+    convergent: Vec<bool>,
+    /// The block being emitted is convergent: lanes outside the group
+    /// have exited, so results need no blend with their old values.
+    pub(crate) cur_convergent: bool,
     /// The block shape the code is specialised for.
     pub(crate) shape: Shape,
     /// Registers computed again on resume instead of saved (see `uniform`).
@@ -531,7 +536,7 @@ impl<'a> Gen<'a> {
             }
             return;
         }
-        if !self.guarded && !self.live[r.0 as usize] {
+        if !self.guarded && (!self.live[r.0 as usize] || self.cur_convergent) {
             // Dead in the lanes not running: no need to keep their values.
             self.line(&format!("store {} {v}, {}* %r{}", vt(rb), vt(rb), r.0));
             return;
@@ -1046,6 +1051,8 @@ pub fn emit(
         reg_bits: reg_bits.clone(),
         lanes: forms.forms,
         jumps: forms.jumps,
+        convergent: forms.convergent,
+        cur_convergent: false,
         shape,
         live: liveness.anywhere,
         remat: Vec::new(),
@@ -1337,6 +1344,7 @@ pub fn emit(
         .collect();
     for (id, bid) in p.order.iter().enumerate() {
         g.cur_id = id as u32;
+        g.cur_convergent = g.convergent[bid.0 as usize];
         g.emit_label(&format!("B{id}"));
         let block = &f.blocks[*bid];
         if let Some((op, d)) = red_after.get(bid) {
@@ -1473,7 +1481,19 @@ pub fn emit(
             .replacen(";ALLOCAS\n", &allocas, 1)
             .replacen(";INLINE\n", inline, 1),
     );
-    ir.push_str(CTA_FN);
+    // Plain barriers are released inside the round loop; `bar.red`
+    // results are combined by the driver.
+    let release = has_barriers
+        && p.barriers().all(|(k, _)| {
+            !matches!(
+                k,
+                InstKind::Bar {
+                    kind: BarKind::Red(_),
+                    ..
+                }
+            )
+        });
+    ir.push_str(&cta_fn(release));
     for bits in &g.slow_loads {
         ir.push_str(&crate::lower::slow_load_fn(*bits));
     }
@@ -1492,18 +1512,69 @@ pub fn emit(
 /// into `wf_cta`.
 const INLINE_BELOW_BYTES: usize = 400_000;
 
-/// `wf_cta(states, env, state_bytes, running, fresh, codes)`: one round of
-/// a CTA: each warp in the `running` bit set runs until it finishes, waits
+/// `wf_cta(states, env, state_bytes, running, fresh, codes)`: rounds of a
+/// CTA: each warp in the `*running` bit set runs until it finishes, waits
 /// or yields (`fresh[w]` non-zero on its first call, then cleared); its
-/// status goes to `codes[w]`. Stops early, returning 3, when the launch is
-/// cancelled. One call per round instead of one per warp, with the warp
-/// function inlined.
-const CTA_FN: &str = "define i32 @wf_cta(i8* %states, i64* %env, i64 %sb, i32 %running, i32* %fresh, i32* %codes) #0 {
+/// status goes to `codes[w]`. One call per round instead of one per warp,
+/// with the warp function inlined. When `release` (plain `bar.sync`
+/// barriers), a round that leaves every unfinished warp waiting with all
+/// its live lanes at one barrier releases it here and runs the next round
+/// (finished warps leave `*running`); any other outcome goes back to the
+/// driver with the round's codes. Returns 3 when the launch is cancelled.
+fn cta_fn(release: bool) -> String {
+    let release_check = if release {
+        format!(
+            "  %lp = getelementptr i8, i8* %st, i64 {live}
+  %lpi = bitcast i8* %lp to i32*
+  %lv = load i32, i32* %lpi
+  %wp = getelementptr i8, i8* %st, i64 {wait}
+  %wpi = bitcast i8* %wp to i32*
+  %wv = load i32, i32* %wpi
+  %sp = getelementptr i8, i8* %st, i64 {site}
+  %spi = bitcast i8* %sp to i32*
+  %sv = load i32, i32* %spi
+  %all_there = icmp eq i32 %wv, %lv
+  %one_site = icmp ne i32 %sv, -1
+  %no_site_yet = icmp eq i32 %site, 0
+  %same_site = icmp eq i32 %sv, %site
+  %site_ok = or i1 %no_site_yet, %same_site
+  %c1 = and i1 %all_there, %one_site
+  %c2 = and i1 %c1, %site_ok
+  %is_bar = icmp eq i32 %code, 1
+  %is_fin = icmp eq i32 %code, 0
+  %bar_ok = and i1 %is_bar, %c2
+  %fine = or i1 %bar_ok, %is_fin
+  %ok1 = and i1 %ok, %fine
+  %site1 = select i1 %bar_ok, i32 %sv, i32 %site
+  %finbit = shl i32 1, %w
+  %fin_add = select i1 %is_fin, i32 %finbit, i32 0
+  %fin1 = or i32 %fin, %fin_add
+",
+            live = state::LIVE,
+            wait = state::WAIT_BAR,
+            site = state::BAR_SITE
+        )
+    } else {
+        "  %ok1 = and i1 %ok, false
+  %site1 = add i32 %site, 0
+  %fin1 = add i32 %fin, 0
+"
+        .to_string()
+    };
+    format!(
+        "define i32 @wf_cta(i8* %states, i64* %env, i64 %sb, i32* %runp, i32* %fresh, i32* %codes) #0 {{
 entry:
+  %run0 = load i32, i32* %runp
+  br label %round
+round:
+  %running = phi i32 [ %run0, %entry ], [ %left, %release ]
   %none = icmp eq i32 %running, 0
   br i1 %none, label %done, label %loop
 loop:
-  %todo = phi i32 [ %running, %entry ], [ %todo1, %next ]
+  %todo = phi i32 [ %running, %round ], [ %todo1, %next ]
+  %ok = phi i1 [ true, %round ], [ %ok1, %next ]
+  %site = phi i32 [ 0, %round ], [ %site1, %next ]
+  %fin = phi i32 [ 0, %round ], [ %fin1, %next ]
   %w = call i32 @llvm.cttz.i32(i32 %todo, i1 true)
   %w64 = zext i32 %w to i64
   %off = mul i64 %w64, %sb
@@ -1517,19 +1588,45 @@ loop:
   %stop = icmp eq i32 %code, 3
   br i1 %stop, label %cancelled, label %next
 next:
-  %dec = sub i32 %todo, 1
+{release_check}  %dec = sub i32 %todo, 1
   %todo1 = and i32 %todo, %dec
   %more = icmp ne i32 %todo1, 0
-  br i1 %more, label %loop, label %done
+  br i1 %more, label %loop, label %after
+after:
+  %notfin = xor i32 %fin1, -1
+  %left = and i32 %running, %notfin
+  %some_wait = icmp ne i32 %left, 0
+  %go = and i1 %ok1, %some_wait
+  br i1 %go, label %release, label %back
+release:
+  %rtodo = phi i32 [ %left, %after ], [ %rtodo1, %release ]
+  %rw = call i32 @llvm.cttz.i32(i32 %rtodo, i1 true)
+  %rw64 = zext i32 %rw to i64
+  %roff = mul i64 %rw64, %sb
+  %rst = getelementptr i8, i8* %states, i64 %roff
+  %rwp = getelementptr i8, i8* %rst, i64 {wait}
+  %rwpi = bitcast i8* %rwp to i64*
+  store i64 0, i64* %rwpi
+  %rdec = sub i32 %rtodo, 1
+  %rtodo1 = and i32 %rtodo, %rdec
+  %rmore = icmp ne i32 %rtodo1, 0
+  br i1 %rmore, label %release, label %round
+back:
+  store i32 %running, i32* %runp
+  ret i32 0
 cancelled:
   ret i32 3
 done:
+  store i32 0, i32* %runp
   ret i32 0
-}
+}}
 
 declare i32 @llvm.cttz.i32(i32, i1)
 
-";
+",
+        wait = state::WAIT_BAR
+    )
+}
 
 const DECLS: &str = "declare i64 @wf_int(i8*, i64, i64, i64, i64)
 declare i64 @wf_float(i8*, i64, i64, i64)

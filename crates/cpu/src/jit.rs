@@ -16,7 +16,8 @@ use std::sync::OnceLock;
 
 /// `fn(states, env, state_bytes, running, fresh, codes) -> 0 | 3`: one
 /// round of a CTA's warps (see `CTA_FN` in `emit`).
-pub type CtaFn = unsafe extern "C" fn(*mut u8, *const u64, u64, u32, *mut u32, *mut u32) -> u32;
+pub type CtaFn =
+    unsafe extern "C" fn(*mut u8, *const u64, u64, *mut u32, *mut u32, *mut u32) -> u32;
 
 /// Host CPU name and feature string for code generation.
 pub fn host() -> &'static (String, String) {

@@ -79,6 +79,9 @@ pub struct LaneForms {
     pub forms: Vec<Option<Lanes>>,
     /// For registers whose form has a jump.
     pub jumps: Vec<Option<JumpFrom>>,
+    /// Per block (by index): every live lane runs it together (see
+    /// `Cfg::convergent`).
+    pub convergent: Vec<bool>,
 }
 
 /// The block shape a kernel is compiled for.
@@ -245,6 +248,7 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
         return LaneForms {
             forms: vec![None; n],
             jumps,
+            convergent: vec![false; f.blocks.len()],
         };
     };
     let cfg = Cfg::new(f, entry);
@@ -299,12 +303,13 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
     }
     let at_entry = crate::uniform::liveness(p).at_entry;
     let mut lat = vec![Lat::Top; n];
-    loop {
-        let conv = cfg.convergent(f, p, &|r: Reg| match lat[r.0 as usize] {
-            Lat::Top => true,
-            Lat::Form(l) => l.is_uniform(),
-            Lat::Bottom => false,
-        });
+    let uniform_in = |lat: &[Lat], r: Reg| match lat[r.0 as usize] {
+        Lat::Top => true,
+        Lat::Form(l) => l.is_uniform(),
+        Lat::Bottom => false,
+    };
+    let convergent = loop {
+        let conv = cfg.convergent(f, p, &|r: Reg| uniform_in(&lat, r));
         let mut changed = false;
         for r in 0..n {
             if lat[r] == Lat::Bottom {
@@ -349,9 +354,9 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
             }
         }
         if !changed {
-            break;
+            break conv;
         }
-    }
+    };
     let out: Vec<Option<Lanes>> = lat
         .iter()
         .map(|l| match l {
@@ -372,7 +377,11 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
             jumps[r] = from;
         }
     }
-    LaneForms { forms, jumps }
+    LaneForms {
+        forms,
+        jumps,
+        convergent,
+    }
 }
 
 /// A register's lane form while the analysis runs.
@@ -533,6 +542,32 @@ fn affine_form(
                     Value::Imm(k) => mul_const(a(0, b)?.lanes(b), 1u64 << low(*k, 32), b),
                     _ => return None,
                 },
+                // Lanes inside one aligned block of 2^k: the shift is the
+                // same for all, the low bits count up from zero.
+                IntOp::Shr | IntOp::And => {
+                    let x = a(0, b)?.lanes(b);
+                    let Value::Imm(c) = *args.get(1)? else {
+                        return None;
+                    };
+                    let c = low(c, b);
+                    let k = if *op == IntOp::Shr {
+                        c
+                    } else {
+                        u64::from((c.wrapping_add(1)).trailing_zeros())
+                    };
+                    let block = 1u64.checked_shl(k as u32).filter(|_| k < u64::from(b))?;
+                    let inside = x.jump == 0
+                        && x.stride >= 0
+                        && (x.stride as u64).saturating_mul(31) < block
+                        && x.align >= block;
+                    match op {
+                        _ if !inside => return None,
+                        IntOp::Shr => Lanes::uniform(1),
+                        // `and` with 2^k - 1 only.
+                        _ if c == block - 1 => Lanes::affine(x.stride, cap(b)),
+                        _ => return None,
+                    }
+                }
                 IntOp::MulWide | IntOp::MadWide => {
                     let s = ty.is_signed();
                     let x = widen(a(0, b)?, b, 2 * b, s)?;

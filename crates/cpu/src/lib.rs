@@ -377,13 +377,15 @@ fn run_cta(
         let mut yielded = false;
         // SAFETY: the state buffers hold `state_bytes` for each of the
         // CTA's warps, `fresh` and `codes` have an entry per warp, and the
-        // environment describes live buffers for this CTA.
+        // environment describes live buffers for this CTA. The code may
+        // release plain barriers itself and run more rounds; it leaves in
+        // `running` the warps of the round whose codes it returns.
         let r = unsafe {
             (k.func)(
                 bytes.as_mut_ptr(),
                 envv.as_ptr(),
                 sb as u64,
-                running,
+                &mut running,
                 fresh.as_mut_ptr(),
                 codes.as_mut_ptr(),
             )

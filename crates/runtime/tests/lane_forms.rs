@@ -198,3 +198,28 @@ fn lanes_parked_after_a_long_loop_that_others_run_keep_their_own_values() {
         assert_eq!(u32s(&out), want, "{backend:?}");
     }
 }
+
+#[test]
+fn shifts_and_masks_of_lane_indices() {
+    for base in [0u32, 3, 32] {
+        let want: Vec<u32> = (0..96u32)
+            .map(|t| {
+                let v = t + base;
+                (t >> 5) + ((t & 31) << 8) + ((v >> 5) << 16) + ((v & 31) << 24)
+            })
+            .collect();
+        for (backend, dev) in devices() {
+            let m = module(&dev);
+            let out = dev.buffer_zeroed(96 * 4).unwrap();
+            kernel(&m, "bits", backend, [96, 1, 1])
+                .launch(
+                    [1, 1, 1],
+                    [96, 1, 1],
+                    0,
+                    &[Arg::Buffer(&out), Arg::U32(base)],
+                )
+                .unwrap();
+            assert_eq!(u32s(&out), want, "{backend:?} base {base}");
+        }
+    }
+}
