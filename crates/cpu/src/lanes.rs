@@ -29,31 +29,67 @@ use crate::prepare::Prepared;
 use crate::uniform::{defs, uniform_operands, uses};
 use warpfold_ir::*;
 
-/// The value of lane i is lane 0's value + i * `stride`, plus `jump` if
-/// i >= k (wrapping at the register's width); k (32 when there is no
-/// jump) is known only at run time. Lane 0's value is a multiple of
-/// `align`.
+/// The value of lane i is lane 0's value + i * `stride` + (i / `width`) *
+/// `extra`, plus `jump` if i >= k (wrapping at the register's width); k
+/// (32 when there is no jump) is known only at run time. Lane 0's value is
+/// a multiple of `align`. `width` < 32 describes blocks narrower than a
+/// warp (16x16: a warp holds two rows of 16 threads), where `%tid.x` goes
+/// 0..15 twice (`extra` = -16) and `%tid.y` steps once between the rows;
+/// a form with `extra` = 0 is the same in every width (kept as 32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lanes {
     pub stride: i64,
+    pub extra: i64,
+    pub width: u32,
     pub jump: i64,
     pub align: u64,
 }
 
 impl Lanes {
     pub fn is_uniform(self) -> bool {
-        self.stride == 0 && self.jump == 0
+        self.stride == 0 && self.jump == 0 && self.extra == 0
     }
 
-    fn uniform(align: u64) -> Lanes {
+    /// Lane i's value minus lane 0's (ignoring the jump).
+    pub fn offset(self, i: u32) -> i64 {
+        i64::from(i)
+            .wrapping_mul(self.stride)
+            .wrapping_add(i64::from(i / self.width).wrapping_mul(self.extra))
+    }
+
+    /// Whether every lane's offset lies in [0, m): with lane 0's value a
+    /// multiple of m, all values then share one aligned block of size m.
+    pub fn within(self, m: u64) -> bool {
+        (0..32).all(|i| {
+            let o = i128::from(i) * i128::from(self.stride)
+                + i128::from(i / self.width) * i128::from(self.extra);
+            o >= 0 && o < i128::from(m)
+        })
+    }
+
+    pub fn uniform(align: u64) -> Lanes {
         Lanes::affine(0, align)
     }
 
     fn affine(stride: i64, align: u64) -> Lanes {
         Lanes {
             stride,
+            extra: 0,
+            width: 32,
             jump: 0,
             align,
+        }
+    }
+
+    /// With `extra` and `width` made canonical.
+    fn norm(self, bits: u32) -> Lanes {
+        let extra = wrap(self.extra, bits);
+        Lanes {
+            stride: wrap(self.stride, bits),
+            extra,
+            width: if extra == 0 { 32 } else { self.width },
+            jump: wrap(self.jump, bits),
+            align: self.align,
         }
     }
 }
@@ -133,24 +169,31 @@ impl Opnd {
     }
 }
 
-/// A sum; two jumps (at lanes that may differ) make no form.
+/// A sum; two jumps (at lanes that may differ), or a jump in a form with
+/// rows, make no form.
 fn add(a: Lanes, b: Lanes, bits: u32) -> Option<Lanes> {
     if a.jump != 0 && b.jump != 0 {
         return None;
     }
-    Some(Lanes {
-        stride: wrap(a.stride.wrapping_add(b.stride), bits),
-        jump: wrap(a.jump.wrapping_add(b.jump), bits),
+    let l = Lanes {
+        stride: a.stride.wrapping_add(b.stride),
+        extra: a.extra.wrapping_add(b.extra),
+        width: a.width.min(b.width),
+        jump: a.jump.wrapping_add(b.jump),
         align: a.align.min(b.align),
-    })
+    }
+    .norm(bits);
+    (l.jump == 0 || l.extra == 0).then_some(l)
 }
 
 fn neg(a: Lanes, bits: u32) -> Lanes {
     Lanes {
-        stride: wrap(a.stride.wrapping_neg(), bits),
-        jump: wrap(a.jump.wrapping_neg(), bits),
-        align: a.align,
+        stride: a.stride.wrapping_neg(),
+        extra: a.extra.wrapping_neg(),
+        jump: a.jump.wrapping_neg(),
+        ..a
     }
+    .norm(bits)
 }
 
 fn mul_const(a: Lanes, c: u64, bits: u32) -> Lanes {
@@ -160,10 +203,13 @@ fn mul_const(a: Lanes, c: u64, bits: u32) -> Lanes {
     }
     let scale = 1u64 << c.trailing_zeros().min(62);
     Lanes {
-        stride: wrap(a.stride.wrapping_mul(c as i64), bits),
-        jump: wrap(a.jump.wrapping_mul(c as i64), bits),
+        stride: a.stride.wrapping_mul(c as i64),
+        extra: a.extra.wrapping_mul(c as i64),
+        width: a.width,
+        jump: a.jump.wrapping_mul(c as i64),
         align: a.align.saturating_mul(scale).min(cap(bits)),
     }
+    .norm(bits)
 }
 
 fn mul(a: Opnd, b: Opnd, bits: u32) -> Option<Lanes> {
@@ -189,20 +235,20 @@ fn widen(a: Opnd, from: u32, to: u32, signed: bool) -> Option<Opnd> {
             };
             Some(Opnd::Imm(low(v, to)))
         }
-        Opnd::Reg(l) if l.jump != 0 || l.stride < 0 => None,
+        Opnd::Reg(l) if l.jump != 0 => None,
         Opnd::Reg(l) => {
             let half = 1u64 << (from - 1).min(62);
             let align = l.align.min(cap(from));
-            let stride = l.stride as u64;
-            if stride == 0 || stride.saturating_mul(32) <= align.min(half) {
-                return Some(Opnd::Reg(Lanes::affine(l.stride, align)));
+            if l.within(align.min(half)) {
+                return Some(Opnd::Reg(Lanes { align, ..l }));
             }
             // The 32 values cross the jump point at most once.
-            (stride.saturating_mul(31) < half).then(|| {
+            let stride = l.stride as u64;
+            (l.extra == 0 && l.stride > 0 && stride.saturating_mul(31) < half).then(|| {
                 Opnd::Reg(Lanes {
-                    stride: l.stride,
                     jump: wrap(1i64.wrapping_shl(from).wrapping_neg(), to),
                     align,
+                    ..l
                 })
             })
         }
@@ -214,11 +260,13 @@ fn widen(a: Opnd, from: u32, to: u32, signed: bool) -> Option<Opnd> {
 fn at_width(a: Opnd, rb: u32, bits: u32) -> Option<Opnd> {
     match a {
         Opnd::Imm(_) => Some(a),
-        Opnd::Reg(l) if bits < rb => Some(Opnd::Reg(Lanes {
-            stride: wrap(l.stride, bits),
-            jump: wrap(l.jump, bits),
-            align: l.align.min(cap(bits)),
-        })),
+        Opnd::Reg(l) if bits < rb => Some(Opnd::Reg(
+            Lanes {
+                align: l.align.min(cap(bits)),
+                ..l
+            }
+            .norm(bits),
+        )),
         Opnd::Reg(_) if bits > rb => widen(a, rb, bits, false),
         _ => Some(a),
     }
@@ -399,8 +447,13 @@ impl Lat {
         match (self, o) {
             (Lat::Top, x) | (x, Lat::Top) => x,
             (Lat::Form(a), Lat::Form(b)) if a == b => Lat::Form(a),
-            (Lat::Form(a), Lat::Form(b)) if a.stride == b.stride && a.jump == 0 && b.jump == 0 => {
-                Lat::Form(Lanes::affine(a.stride, a.align.min(b.align)))
+            (Lat::Form(a), Lat::Form(b))
+                if Lanes { align: 0, ..a } == Lanes { align: 0, ..b } && a.jump == 0 =>
+            {
+                Lat::Form(Lanes {
+                    align: a.align.min(b.align),
+                    ..a
+                })
             }
             _ => Lat::Bottom,
         }
@@ -556,15 +609,12 @@ fn affine_form(
                         u64::from((c.wrapping_add(1)).trailing_zeros())
                     };
                     let block = 1u64.checked_shl(k as u32).filter(|_| k < u64::from(b))?;
-                    let inside = x.jump == 0
-                        && x.stride >= 0
-                        && (x.stride as u64).saturating_mul(31) < block
-                        && x.align >= block;
+                    let inside = x.jump == 0 && x.within(block) && x.align >= block;
                     match op {
                         _ if !inside => return None,
                         IntOp::Shr => Lanes::uniform(1),
                         // `and` with 2^k - 1 only.
-                        _ if c == block - 1 => Lanes::affine(x.stride, cap(b)),
+                        _ if c == block - 1 => Lanes { align: cap(b), ..x },
                         _ => return None,
                     }
                 }
@@ -609,11 +659,27 @@ fn affine_form(
         }
         InstKind::ReadSpecial { sreg, .. } => {
             let [x, y, _] = shape;
+            // Rows of x < 32 threads, whole rows per warp.
+            let rows = x < 32 && 32 % x == 0 && (x * y) % 32 == 0;
             let l = match sreg {
                 Special::Tid(0) if x == 1 => Lanes::uniform(cap(32)),
                 Special::Tid(0) if x % 32 == 0 || shape[1] * shape[2] == 1 => Lanes::affine(1, 32),
+                Special::Tid(0) if rows => Lanes {
+                    stride: 1,
+                    extra: -i64::from(x),
+                    width: x,
+                    jump: 0,
+                    align: cap(32),
+                },
                 Special::Tid(1) if y == 1 => Lanes::uniform(cap(32)),
                 Special::Tid(1) if x % 32 == 0 => Lanes::uniform(1),
+                Special::Tid(1) if rows => Lanes {
+                    stride: 0,
+                    extra: 1,
+                    width: x,
+                    jump: 0,
+                    align: u64::from(32 / x),
+                },
                 Special::Tid(2) if shape[2] == 1 => Lanes::uniform(cap(32)),
                 Special::Tid(2) if (x * y) % 32 == 0 => Lanes::uniform(1),
                 Special::Ntid(c) => Opnd::Imm(u64::from(shape[*c as usize])).lanes(32),
@@ -934,6 +1000,8 @@ mod tests {
         // Truncating a widened value drops its jump.
         let j = Lanes {
             stride: 4,
+            extra: 0,
+            width: 32,
             jump: -(1i64 << 32),
             align: 1,
         };

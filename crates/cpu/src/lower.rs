@@ -1,6 +1,7 @@
 //! Instructions and terminators to LLVM IR over 32-lane vectors.
 
 use crate::emit::{env, iota, lanes_mask, sc, vt, Emitter as Gen, Helper, DONE, W};
+use crate::lanes::Lanes;
 use crate::prepare::Unsupported;
 use warpfold_ir::*;
 
@@ -187,11 +188,11 @@ fn affine_host_addr(
     g: &mut Gen,
     a: &Address,
     space: Space,
-) -> Option<(String, i64, Option<String>)> {
+) -> Option<(String, Lanes, Option<String>)> {
     if space == Space::Local {
         return None;
     }
-    let (base, stride, jump) = match a.base {
+    let (base, form, jump) = match a.base {
         AddrBase::Reg(r) => {
             let l = g.lanes[r.0 as usize]?;
             let rb = g.reg_bits[r.0 as usize];
@@ -200,15 +201,12 @@ fn affine_host_addr(
             match rb {
                 64 => {
                     let k = (l.jump != 0).then(|| g.load_scalar(&format!("k{}", r.0), "i32"));
-                    (v, l.stride, k)
+                    (v, l, k)
                 }
                 // Read zero-extended: exact when the lanes' values do not
                 // straddle 2^32 (as for `lanes` widening).
-                32 if l.jump == 0
-                    && (l.stride == 0
-                        || (l.stride > 0 && (l.stride as u64) * 32 <= l.align.min(1 << 31))) =>
-                {
-                    (g.def(&format!("zext i32 {v} to i64")), l.stride, None)
+                32 if l.jump == 0 && l.within(l.align.min(1 << 31)) => {
+                    (g.def(&format!("zext i32 {v} to i64")), l, None)
                 }
                 _ => return None,
             }
@@ -219,11 +217,11 @@ fn affine_host_addr(
             let v = symbol_addr(g, s, generic).ok()?;
             (
                 g.def(&format!("extractelement <32 x i64> {v}, i32 0")),
-                0,
+                Lanes::uniform(1),
                 None,
             )
         }
-        AddrBase::None => ("0".to_string(), 0, None),
+        AddrBase::None => ("0".to_string(), Lanes::uniform(1), None),
     };
     let mut h0 = g.def(&format!("add i64 {base}, {}", a.offset));
     if let Some(idx) = match space {
@@ -235,7 +233,98 @@ fn affine_host_addr(
         let b = g.env(idx);
         h0 = g.def(&format!("add i64 {h0}, {b}"));
     }
-    Some((h0, stride, jump))
+    Some((h0, form, jump))
+}
+
+/// Whether an access of `size`-byte elements through addresses of form
+/// `l` needs no per-lane addresses: consecutive or one address, for the
+/// warp or for each row of lanes (see `lanes::Lanes`).
+fn direct(l: &Lanes, k: &Option<String>, size: u32) -> bool {
+    let size = i64::from(size);
+    if l.extra == 0 {
+        l.stride == size || (l.stride == 0 && k.is_none())
+    } else {
+        k.is_none() && (l.stride == size || l.stride == 0)
+    }
+}
+
+/// A load whose rows of lanes (`l.width` each) read consecutive elements
+/// or one element each, from lane 0's address `h0`.
+fn load_rows(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: &str) -> String {
+    let (w, size) = (l.width, bits / 8);
+    let delta = i64::from(w) * l.stride + l.extra;
+    let mut parts = Vec::new();
+    for row in 0..W / w {
+        let base = g.def(&format!("add i64 {h0}, {}", i64::from(row) * delta));
+        let m = g.def(&format!(
+            "shufflevector <32 x i1> {exec}, <32 x i1> undef, <{w} x i32> {}",
+            lanes_mask(row * w..(row + 1) * w)
+        ));
+        let v = if l.stride == 0 {
+            let mb = g.def(&format!("bitcast <{w} x i1> {m} to i{w}"));
+            let any = g.def(&format!("icmp ne i{w} {mb}, 0"));
+            let (ld, lj, from) = (g.label("row_one"), g.label("row_onej"), g.label("row_none"));
+            g.line(&format!("br i1 {any}, label %{ld}, label %{from}"));
+            g.emit_label(&from);
+            g.line(&format!("br label %{lj}"));
+            g.emit_label(&ld);
+            let p = g.def(&format!("inttoptr i64 {base} to i{bits}*"));
+            let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {size}"));
+            g.line(&format!("br label %{lj}"));
+            g.emit_label(&lj);
+            let x = g.def(&format!("phi i{bits} [ {x}, %{ld} ], [ 0, %{from} ]"));
+            let one = g.def(&format!(
+                "insertelement <{w} x i{bits}> undef, i{bits} {x}, i32 0"
+            ));
+            g.def(&format!(
+                "shufflevector <{w} x i{bits}> {one}, <{w} x i{bits}> undef, <{w} x i32> zeroinitializer"
+            ))
+        } else {
+            let p = g.def(&format!("inttoptr i64 {base} to <{w} x i{bits}>*"));
+            g.def(&format!(
+                "call <{w} x i{bits}> @llvm.masked.load.v{w}i{bits}.p0v{w}i{bits}(<{w} x i{bits}>* {p}, i32 {size}, <{w} x i1> {m}, <{w} x i{bits}> undef)"
+            ))
+        };
+        parts.push(v);
+    }
+    // Join the rows pairwise into one vector.
+    let mut n = w;
+    while parts.len() > 1 {
+        let mut next = Vec::new();
+        for pair in parts.chunks(2) {
+            next.push(g.def(&format!(
+                "shufflevector <{n} x i{bits}> {}, <{n} x i{bits}> {}, <{} x i32> {}",
+                pair[0],
+                pair[1],
+                2 * n,
+                lanes_mask(0..2 * n)
+            )));
+        }
+        parts = next;
+        n *= 2;
+    }
+    parts.pop().unwrap_or_default()
+}
+
+/// A store whose rows of lanes write consecutive elements each (stride =
+/// element size), in lane order.
+fn store_rows(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, v: &str, exec: &str) {
+    let (w, size) = (l.width, bits / 8);
+    let delta = i64::from(w) * l.stride + l.extra;
+    for row in 0..W / w {
+        let base = g.def(&format!("add i64 {h0}, {}", i64::from(row) * delta));
+        let r = lanes_mask(row * w..(row + 1) * w);
+        let m = g.def(&format!(
+            "shufflevector <32 x i1> {exec}, <32 x i1> undef, <{w} x i32> {r}"
+        ));
+        let x = g.def(&format!(
+            "shufflevector <32 x i{bits}> {v}, <32 x i{bits}> undef, <{w} x i32> {r}"
+        ));
+        let p = g.def(&format!("inttoptr i64 {base} to <{w} x i{bits}>*"));
+        g.line(&format!(
+            "call void @llvm.masked.store.v{w}i{bits}.p0v{w}i{bits}(<{w} x i{bits}> {x}, <{w} x i{bits}>* {p}, i32 {size}, <{w} x i1> {m})"
+        ));
+    }
 }
 
 /// Where an affine access needs no per-lane addresses: when its form has
@@ -864,14 +953,16 @@ pub(crate) fn emit_inst(
                         g.set(*d, &s, bits, ty.is_signed(), &exec);
                     }
                 }
-            } else if let Some((h0, stride, k)) = affine_host_addr(g, addr, *space)
-                .filter(|(_, s, k)| (*s == 0 && k.is_none()) || *s == i64::from(bits / 8))
+            } else if let Some((h0, l, k)) =
+                affine_host_addr(g, addr, *space).filter(|(_, l, k)| direct(l, k, bits / 8))
             {
                 // Known consecutive (or one address) without a test.
                 let split = split_on_jump(g, &k);
                 for (i, d) in dsts.iter().enumerate() {
                     let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
-                    let v = if stride == 0 {
+                    let v = if l.extra != 0 {
+                        load_rows(g, &hi, &l, bits, &exec)
+                    } else if l.stride == 0 {
                         load_broadcast(g, &hi, bits, &exec)
                     } else {
                         load_contig(g, &hi, bits, &exec)
@@ -902,15 +993,19 @@ pub(crate) fn emit_inst(
                 return Err(Unsupported("stores to the param or const space".into()));
             }
             let bits = ty.bits();
-            if let Some((h0, _, k)) =
-                affine_host_addr(g, addr, *space).filter(|(_, s, _)| *s == i64::from(bits / 8))
+            if let Some((h0, l, k)) = affine_host_addr(g, addr, *space)
+                .filter(|(_, l, _)| l.stride == i64::from(bits / 8))
             {
-                // Known consecutive: no test.
+                // Known consecutive (per row of lanes): no test.
                 let split = split_on_jump(g, &k);
                 for (i, s) in srcs.iter().enumerate() {
                     let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
                     let v = g.val(*s, bits);
-                    store_contig(g, &hi, bits, &v, &exec);
+                    if l.extra != 0 {
+                        store_rows(g, &hi, &l, bits, &v, &exec);
+                    } else {
+                        store_contig(g, &hi, bits, &v, &exec);
+                    }
                 }
                 if let Some((slow, join)) = split {
                     g.line(&format!("br label %{join}"));

@@ -223,3 +223,30 @@ fn shifts_and_masks_of_lane_indices() {
         }
     }
 }
+
+#[test]
+fn rows_of_lanes_in_blocks_narrower_than_a_warp() {
+    let v = |j: u32| 3 * j + 1;
+    for (x, ys) in [(16u32, [16u32, 2, 6]), (8, [8, 4, 12])] {
+        for y in ys {
+            let n = x * y;
+            let want: Vec<u32> = (0..n)
+                .map(|i| {
+                    let (tx, ty) = (i % x, i / x);
+                    // D: t[tx * x + ty], written by thread tx * x + ty if any.
+                    let d = tx * x + ty;
+                    let d = if d < n { v(d) } else { 0 };
+                    v(ty * x + 1) + 1000 * v(x + tx) + 1_000_000 * v(i) + d
+                })
+                .collect();
+            for (backend, dev) in devices() {
+                let m = module(&dev);
+                let out = dev.buffer_zeroed(n as usize * 4).unwrap();
+                kernel(&m, &format!("tiles{x}"), backend, [x, y, 1])
+                    .launch([1, 1, 1], [x, y, 1], 0, &[Arg::Buffer(&out)])
+                    .unwrap();
+                assert_eq!(u32s(&out), want, "{backend:?} block {x}x{y}");
+            }
+        }
+    }
+}
