@@ -1002,7 +1002,7 @@ impl<'a> Gen<'a> {
 
 /// Blocks times registers live across them above which those registers
 /// stay in memory (see `emit`); `WARPFOLD_REGS_IN_STATE=0|1` forces it.
-const REGS_IN_STATE_ABOVE: usize = 4000;
+const REGS_IN_STATE_ABOVE: usize = 800;
 
 /// Registers live across blocks stay in the warp state when the kernel has
 /// CTA barriers (every barrier returns each warp to the driver, which would

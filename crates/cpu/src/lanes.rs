@@ -172,7 +172,7 @@ impl Opnd {
 /// A sum; two jumps (at lanes that may differ), or a jump in a form with
 /// rows, make no form.
 fn add(a: Lanes, b: Lanes, bits: u32) -> Option<Lanes> {
-    if a.jump != 0 && b.jump != 0 {
+    if a.jump != 0 && b.jump != 0 || a.extra != 0 && b.extra != 0 && a.width != b.width {
         return None;
     }
     let l = Lanes {
@@ -609,12 +609,39 @@ fn affine_form(
                         u64::from((c.wrapping_add(1)).trailing_zeros())
                     };
                     let block = 1u64.checked_shl(k as u32).filter(|_| k < u64::from(b))?;
-                    let inside = x.jump == 0 && x.within(block) && x.align >= block;
+                    // Lane 0's value is a multiple of `align`; the others
+                    // stay below the next multiple, hence inside its block.
+                    let inside = x.jump == 0 && x.within(x.align.min(block));
+                    // Consecutive lanes and blocks narrower than the warp:
+                    // rows of `block` lanes.
+                    let rows = !inside
+                        && x.jump == 0
+                        && x.extra == 0
+                        && x.stride == 1
+                        && x.align >= block
+                        && block < 32;
                     match op {
+                        IntOp::Shr if rows => Lanes {
+                            stride: 0,
+                            extra: 1,
+                            width: block as u32,
+                            jump: 0,
+                            align: 1,
+                        },
+                        _ if rows && c == block - 1 => Lanes {
+                            stride: 1,
+                            extra: -(block as i64),
+                            width: block as u32,
+                            jump: 0,
+                            align: cap(b),
+                        },
                         _ if !inside => return None,
                         IntOp::Shr => Lanes::uniform(1),
                         // `and` with 2^k - 1 only.
-                        _ if c == block - 1 => Lanes { align: cap(b), ..x },
+                        _ if c == block - 1 => Lanes {
+                            align: if x.align >= block { cap(b) } else { x.align },
+                            ..x
+                        },
                         _ => return None,
                     }
                 }

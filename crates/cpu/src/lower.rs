@@ -244,7 +244,8 @@ fn direct(l: &Lanes, k: &Option<String>, size: u32) -> bool {
     if l.extra == 0 {
         l.stride == size || (l.stride == 0 && k.is_none())
     } else {
-        k.is_none() && (l.stride == size || l.stride == 0)
+        // Rows of one or two lanes are better served by a gather.
+        k.is_none() && l.width >= 4 && (l.stride == size || l.stride == 0)
     }
 }
 
@@ -993,9 +994,9 @@ pub(crate) fn emit_inst(
                 return Err(Unsupported("stores to the param or const space".into()));
             }
             let bits = ty.bits();
-            if let Some((h0, l, k)) = affine_host_addr(g, addr, *space)
-                .filter(|(_, l, _)| l.stride == i64::from(bits / 8))
-            {
+            if let Some((h0, l, k)) = affine_host_addr(g, addr, *space).filter(|(_, l, _)| {
+                l.stride == i64::from(bits / 8) && (l.extra == 0 || l.width >= 4)
+            }) {
                 // Known consecutive (per row of lanes): no test.
                 let split = split_on_jump(g, &k);
                 for (i, s) in srcs.iter().enumerate() {

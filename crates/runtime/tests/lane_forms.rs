@@ -201,16 +201,20 @@ fn lanes_parked_after_a_long_loop_that_others_run_keep_their_own_values() {
 
 #[test]
 fn shifts_and_masks_of_lane_indices() {
-    for base in [0u32, 3, 32] {
-        let want: Vec<u32> = (0..96u32)
+    for base in [0u32, 3, 16, 32] {
+        let mut want: Vec<u32> = (0..96u32)
             .map(|t| {
                 let v = t + base;
                 (t >> 5) + ((t & 31) << 8) + ((v >> 5) << 16) + ((v & 31) << 24)
             })
             .collect();
+        want.extend((0..96u32).map(|t| {
+            let v = t + base;
+            (t & 63) + ((t >> 6) << 8) + ((v & 63) << 16) + ((v >> 6) << 24)
+        }));
         for (backend, dev) in devices() {
             let m = module(&dev);
-            let out = dev.buffer_zeroed(96 * 4).unwrap();
+            let out = dev.buffer_zeroed(192 * 4).unwrap();
             kernel(&m, "bits", backend, [96, 1, 1])
                 .launch(
                     [1, 1, 1],
@@ -248,5 +252,26 @@ fn rows_of_lanes_in_blocks_narrower_than_a_warp() {
                 assert_eq!(u32s(&out), want, "{backend:?} block {x}x{y}");
             }
         }
+    }
+}
+
+#[test]
+fn rows_from_masks_and_shifts_of_the_thread_index() {
+    let v = |j: u32| 3 * j + 1;
+    let mut want: Vec<u32> = (0..64u32)
+        .map(|t| v(2 * t - (t & 7)) + 1000 * v(16 * (t >> 3)))
+        .collect();
+    let mut u = [0u32; 128];
+    for t in 0..64u32 {
+        u[(2 * t - (t & 7)) as usize] = t + 1;
+    }
+    want.extend(u);
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(192 * 4).unwrap();
+        kernel(&m, "rowbits", backend, [64, 1, 1])
+            .launch([1, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        assert_eq!(u32s(&out), want, "{backend:?}");
     }
 }
