@@ -83,7 +83,13 @@ pub fn compile(
         .get(kernel)
         .filter(|f| f.is_kernel)
         .ok_or_else(|| Unsupported("not a kernel".into()))?;
-    let p = prepare::prepare(m, kernel)?;
+    // Blocks every live lane runs together keep their warp collectives
+    // inline; finding them needs the kernel split everywhere first.
+    let split = prepare::prepare(m, kernel, &|_| true)?;
+    let convergent = lanes::lane_forms(m, &split, shape).convergent;
+    let p = prepare::prepare(m, kernel, &|b| {
+        !convergent.get(b.0 as usize).copied().unwrap_or(false)
+    })?;
     let layout = shared_layout(m, kernel);
     let (cpu, features) = jit::host();
     let e = emit::emit(m, &p, &layout, shape, cpu, features)?;

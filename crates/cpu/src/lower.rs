@@ -589,7 +589,16 @@ fn store_any(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], 
 /// lanes named by the executing lanes' member masks, after branching to the
 /// dispatcher (and marking the group as waiting) when some are elsewhere.
 fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
-    let live = g.load_scalar("live", "i32");
+    // In a convergent block every live lane runs the collective except
+    // lanes parked where they only exit: they would never arrive, and once
+    // they have exited the collective goes on without them, so it can go
+    // on now (no wait, and the collective need not start a block).
+    let live = if g.cur_convergent {
+        let m = g.load_scalar("mask", "<32 x i1>");
+        g.bits_of_mask(&m)
+    } else {
+        g.load_scalar("live", "i32")
+    };
     let eb = g.bits_of_mask(exec);
     let need = if let Some(m) = g.uniform_i32(mask_val) {
         // One member mask for the warp (the usual `0xffffffff`): no
@@ -610,6 +619,9 @@ fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
         ));
         need
     };
+    if g.cur_convergent {
+        return need;
+    }
     let neb = g.t();
     g.line(&format!("{neb} = xor i32 {eb}, -1"));
     let missing = g.t();

@@ -2,7 +2,9 @@
 //! everything in it, and split blocks so that every barrier and warp
 //! collective starts a block of its own (those are the points where a
 //! warp's lanes may have to wait), keeping blocks in source order, which is
-//! the order in which divergent lanes are scheduled.
+//! the order in which divergent lanes are scheduled. Collectives in blocks
+//! every live lane runs together (see `lanes`) need no split: all their
+//! members are there, or never will be.
 
 use warpfold_ir::*;
 
@@ -82,7 +84,13 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
     Ok(())
 }
 
-pub fn prepare(m: &Module, kernel: FuncId) -> Result<Prepared, Unsupported> {
+/// `split_collectives(b)`: whether warp collectives in block `b` (of the
+/// function after inlining) start blocks of their own.
+pub fn prepare(
+    m: &Module,
+    kernel: FuncId,
+    split_collectives: &dyn Fn(BlockId) -> bool,
+) -> Result<Prepared, Unsupported> {
     // Device functions are inlined: the warp function is one flat CFG.
     let (mut func, layout) = warpfold_ir::inline::inline_calls(m, kernel).map_err(Unsupported)?;
     check(m, &func)?;
@@ -92,6 +100,7 @@ pub fn prepare(m: &Module, kernel: FuncId) -> Result<Prepared, Unsupported> {
     for bid in layout {
         let mut cur = bid;
         order.push(cur);
+        let split_here = split_collectives(bid);
         loop {
             let insts = &func.blocks[cur].insts;
             let ends_in_jump = matches!(func.blocks[cur].term, Some(Terminator::Jump(_)));
@@ -99,7 +108,9 @@ pub fn prepare(m: &Module, kernel: FuncId) -> Result<Prepared, Unsupported> {
             // the start followed by more code or a branch (a barrier is
             // alone in a block that jumps to the rest).
             let split = insts.iter().enumerate().position(|(i, inst)| {
-                (i > 0 && is_sync_point(&inst.kind))
+                (i > 0
+                    && (matches!(inst.kind, InstKind::Bar { .. })
+                        || split_here && is_sync_point(&inst.kind)))
                     || (i == 0
                         && matches!(inst.kind, InstKind::Bar { .. })
                         && (insts.len() > 1 || !ends_in_jump))

@@ -275,3 +275,22 @@ fn rows_from_masks_and_shifts_of_the_thread_index() {
         assert_eq!(u32s(&out), want, "{backend:?}");
     }
 }
+
+#[test]
+fn collectives_go_on_without_lanes_parked_where_they_only_exit() {
+    let mut outs = Vec::new();
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(32 * 4).unwrap();
+        kernel(&m, "parkshfl", backend, [32, 1, 1])
+            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        outs.push(u32s(&out));
+    }
+    assert_eq!(outs[0], outs[1]);
+    // Lanes whose partners are live: partner values; 10 even lanes vote.
+    let v = |t: u32| 5 * t + 2;
+    for t in 0..16u32 {
+        assert_eq!(outs[0][t as usize], v(t + 1) + v(t ^ 3) + 10, "lane {t}");
+    }
+}
