@@ -249,6 +249,24 @@ fn direct(l: &Lanes, k: &Option<String>, size: u32) -> bool {
     }
 }
 
+/// Each lane's element index from lane 0's address in form `l`, as an
+/// `<32 x i32>` literal, for 32- and 64-bit elements at known distances
+/// (narrower elements have no hardware gather).
+fn element_index(l: &Lanes, k: &Option<String>, bits: u32) -> Option<String> {
+    let size = i64::from(bits / 8);
+    if k.is_some() || bits < 32 {
+        return None;
+    }
+    let idx: Option<Vec<String>> = (0..W)
+        .map(|i| {
+            let o = l.offset(i);
+            let ok = o % size == 0 && i32::try_from(o / size).is_ok();
+            ok.then(|| format!("i32 {}", o / size))
+        })
+        .collect();
+    Some(format!("<{}>", idx?.join(", ")))
+}
+
 /// A load whose rows of lanes (`l.width` each) read consecutive elements
 /// or one element each, from lane 0's address `h0`.
 fn load_rows(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: &str) -> String {
@@ -991,6 +1009,24 @@ pub(crate) fn emit_inst(
                     g.line(&format!("br label %{join}"));
                     g.emit_label(&join);
                 }
+            } else if let Some((h0, idx)) = affine_host_addr(g, addr, *space)
+                .and_then(|(h0, l, k)| Some((h0, element_index(&l, &k, bits)?)))
+            {
+                // Known but scattered positions: a gather from one base.
+                for (i, d) in dsts.iter().enumerate() {
+                    let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
+                    let base = g.def(&format!("inttoptr i64 {hi} to i{bits}*"));
+                    let ps = g.def(&format!(
+                        "getelementptr i{bits}, i{bits}* {base}, <32 x i32> {idx}"
+                    ));
+                    let v = g.def(&format!(
+                        "call <32 x i{bits}> @llvm.masked.gather.v32i{bits}.v32p0i{bits}(<32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec}, <32 x i{bits}> undef)",
+                        bits / 8
+                    ));
+                    if let Some(d) = d {
+                        g.set(*d, &v, bits, ty.is_signed(), &exec);
+                    }
+                }
             } else {
                 load_any(g, addr, *space, *ty, dsts, &exec)?;
             }
@@ -1026,6 +1062,23 @@ pub(crate) fn emit_inst(
                     store_any(g, addr, *space, *ty, srcs, &exec)?;
                     g.line(&format!("br label %{join}"));
                     g.emit_label(&join);
+                }
+            } else if let Some((h0, idx)) = affine_host_addr(g, addr, *space)
+                .and_then(|(h0, l, k)| Some((h0, element_index(&l, &k, bits)?)))
+            {
+                // Known but scattered positions: a scatter from one base
+                // (in lane order, as the per-lane path).
+                for (i, s) in srcs.iter().enumerate() {
+                    let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
+                    let v = g.val(*s, bits);
+                    let base = g.def(&format!("inttoptr i64 {hi} to i{bits}*"));
+                    let ps = g.def(&format!(
+                        "getelementptr i{bits}, i{bits}* {base}, <32 x i32> {idx}"
+                    ));
+                    g.line(&format!(
+                        "call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> {v}, <32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec})",
+                        bits / 8
+                    ));
                 }
             } else {
                 store_any(g, addr, *space, *ty, srcs, &exec)?;

@@ -294,3 +294,26 @@ fn collectives_go_on_without_lanes_parked_where_they_only_exit() {
         assert_eq!(outs[0][t as usize], v(t + 1) + v(t ^ 3) + 10, "lane {t}");
     }
 }
+
+#[test]
+fn known_strides_gather_and_scatter() {
+    let input: Vec<u32> = (0..320).map(|j| j * 7 + 1).collect();
+    let mut want = vec![9u32; 192];
+    for t in 0..64 {
+        want[3 * t] = input[5 * t] + t as u32;
+    }
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_from(&[9u32; 192]).unwrap();
+        let inp = dev.buffer_from(&input).unwrap();
+        kernel(&m, "strided", backend, [64, 1, 1])
+            .launch(
+                [1, 1, 1],
+                [64, 1, 1],
+                0,
+                &[Arg::Buffer(&out), Arg::Buffer(&inp)],
+            )
+            .unwrap();
+        assert_eq!(u32s(&out), want, "{backend:?}");
+    }
+}
