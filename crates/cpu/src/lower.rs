@@ -252,9 +252,9 @@ fn direct(l: &Lanes, k: &Option<String>, size: u32) -> bool {
 /// Each lane's element index from lane 0's address in form `l`, as an
 /// `<32 x i32>` literal, for 32- and 64-bit elements at known distances
 /// (narrower elements have no hardware gather).
-fn element_index(l: &Lanes, k: &Option<String>, bits: u32) -> Option<String> {
+fn element_index(l: &Lanes, bits: u32) -> Option<String> {
     let size = i64::from(bits / 8);
-    if k.is_some() || bits < 32 {
+    if bits < 32 {
         return None;
     }
     let idx: Option<Vec<String>> = (0..W)
@@ -1009,10 +1009,11 @@ pub(crate) fn emit_inst(
                     g.line(&format!("br label %{join}"));
                     g.emit_label(&join);
                 }
-            } else if let Some((h0, idx)) = affine_host_addr(g, addr, *space)
-                .and_then(|(h0, l, k)| Some((h0, element_index(&l, &k, bits)?)))
+            } else if let Some((h0, idx, k)) = affine_host_addr(g, addr, *space)
+                .and_then(|(h0, l, k)| Some((h0, element_index(&l, bits)?, k)))
             {
                 // Known but scattered positions: a gather from one base.
+                let split = split_on_jump(g, &k);
                 for (i, d) in dsts.iter().enumerate() {
                     let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
                     let base = g.def(&format!("inttoptr i64 {hi} to i{bits}*"));
@@ -1026,6 +1027,13 @@ pub(crate) fn emit_inst(
                     if let Some(d) = d {
                         g.set(*d, &v, bits, ty.is_signed(), &exec);
                     }
+                }
+                if let Some((slow, join)) = split {
+                    g.line(&format!("br label %{join}"));
+                    g.emit_label(&slow);
+                    load_any(g, addr, *space, *ty, dsts, &exec)?;
+                    g.line(&format!("br label %{join}"));
+                    g.emit_label(&join);
                 }
             } else {
                 load_any(g, addr, *space, *ty, dsts, &exec)?;
@@ -1063,11 +1071,12 @@ pub(crate) fn emit_inst(
                     g.line(&format!("br label %{join}"));
                     g.emit_label(&join);
                 }
-            } else if let Some((h0, idx)) = affine_host_addr(g, addr, *space)
-                .and_then(|(h0, l, k)| Some((h0, element_index(&l, &k, bits)?)))
+            } else if let Some((h0, idx, k)) = affine_host_addr(g, addr, *space)
+                .and_then(|(h0, l, k)| Some((h0, element_index(&l, bits)?, k)))
             {
                 // Known but scattered positions: a scatter from one base
                 // (in lane order, as the per-lane path).
+                let split = split_on_jump(g, &k);
                 for (i, s) in srcs.iter().enumerate() {
                     let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
                     let v = g.val(*s, bits);
@@ -1079,6 +1088,13 @@ pub(crate) fn emit_inst(
                         "call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> {v}, <32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec})",
                         bits / 8
                     ));
+                }
+                if let Some((slow, join)) = split {
+                    g.line(&format!("br label %{join}"));
+                    g.emit_label(&slow);
+                    store_any(g, addr, *space, *ty, srcs, &exec)?;
+                    g.line(&format!("br label %{join}"));
+                    g.emit_label(&join);
                 }
             } else {
                 store_any(g, addr, *space, *ty, srcs, &exec)?;
