@@ -562,6 +562,55 @@ fn store_contig(g: &mut Gen, h0: &str, bits: u32, v: &str, exec: &str) {
     g.emit_label(&lj);
 }
 
+/// The rare side of an affine access whose widened index wrapped inside
+/// the warp (see `split_on_jump`): a plain gather, kept small.
+fn wrapped_load(
+    g: &mut Gen,
+    addr: &Address,
+    space: Space,
+    ty: Ty,
+    dsts: &[Option<Reg>],
+    exec: &str,
+) -> R {
+    let bits = ty.bits();
+    let h = host_addr(g, addr, space)?;
+    for (i, d) in dsts.iter().enumerate() {
+        let hi = bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)));
+        let ps = g.def(&format!("inttoptr <32 x i64> {hi} to <32 x i{bits}*>"));
+        let v = g.def(&format!(
+            "call <32 x i{bits}> @llvm.masked.gather.v32i{bits}.v32p0i{bits}(<32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec}, <32 x i{bits}> undef)",
+            bits / 8
+        ));
+        if let Some(d) = d {
+            g.set(*d, &v, bits, ty.is_signed(), exec);
+        }
+    }
+    Ok(())
+}
+
+/// The store counterpart of `wrapped_load`: a scatter (in lane order).
+fn wrapped_store(
+    g: &mut Gen,
+    addr: &Address,
+    space: Space,
+    ty: Ty,
+    srcs: &[Value],
+    exec: &str,
+) -> R {
+    let bits = ty.bits();
+    let h = host_addr(g, addr, space)?;
+    for (i, s) in srcs.iter().enumerate() {
+        let hi = bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)));
+        let v = g.val(*s, bits);
+        let ps = g.def(&format!("inttoptr <32 x i64> {hi} to <32 x i{bits}*>"));
+        g.line(&format!(
+            "call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> {v}, <32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec})",
+            bits / 8
+        ));
+    }
+    Ok(())
+}
+
 /// A load with per-lane addresses, tested for consecutive lanes.
 fn load_any(
     g: &mut Gen,
@@ -1005,7 +1054,7 @@ pub(crate) fn emit_inst(
                 if let Some((slow, join)) = split {
                     g.line(&format!("br label %{join}"));
                     g.emit_label(&slow);
-                    load_any(g, addr, *space, *ty, dsts, &exec)?;
+                    wrapped_load(g, addr, *space, *ty, dsts, &exec)?;
                     g.line(&format!("br label %{join}"));
                     g.emit_label(&join);
                 }
@@ -1031,7 +1080,7 @@ pub(crate) fn emit_inst(
                 if let Some((slow, join)) = split {
                     g.line(&format!("br label %{join}"));
                     g.emit_label(&slow);
-                    load_any(g, addr, *space, *ty, dsts, &exec)?;
+                    wrapped_load(g, addr, *space, *ty, dsts, &exec)?;
                     g.line(&format!("br label %{join}"));
                     g.emit_label(&join);
                 }
@@ -1067,7 +1116,7 @@ pub(crate) fn emit_inst(
                 if let Some((slow, join)) = split {
                     g.line(&format!("br label %{join}"));
                     g.emit_label(&slow);
-                    store_any(g, addr, *space, *ty, srcs, &exec)?;
+                    wrapped_store(g, addr, *space, *ty, srcs, &exec)?;
                     g.line(&format!("br label %{join}"));
                     g.emit_label(&join);
                 }
@@ -1092,7 +1141,7 @@ pub(crate) fn emit_inst(
                 if let Some((slow, join)) = split {
                     g.line(&format!("br label %{join}"));
                     g.emit_label(&slow);
-                    store_any(g, addr, *space, *ty, srcs, &exec)?;
+                    wrapped_store(g, addr, *space, *ty, srcs, &exec)?;
                     g.line(&format!("br label %{join}"));
                     g.emit_label(&join);
                 }
