@@ -562,6 +562,25 @@ fn store_contig(g: &mut Gen, h0: &str, bits: u32, v: &str, exec: &str) {
     g.emit_label(&lj);
 }
 
+/// The value of the last lane of `exec` to the one address `h`, if any.
+fn store_last_lane(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
+    let eb = g.bits_of_mask(exec);
+    let any = g.def(&format!("icmp ne i32 {eb}, 0"));
+    let (st, done) = (g.label("st_one"), g.label("st_onej"));
+    g.line(&format!("br i1 {any}, label %{st}, label %{done}"));
+    g.emit_label(&st);
+    let lz = g.def(&format!("call i32 @llvm.ctlz.i32(i32 {eb}, i1 true)"));
+    let lane = g.def(&format!("sub i32 31, {lz}"));
+    let x = g.def(&format!("extractelement {} {v}, i32 {lane}", vt(bits)));
+    let p = g.def(&format!("inttoptr i64 {h} to i{bits}*"));
+    g.line(&format!(
+        "store i{bits} {x}, i{bits}* {p}, align {}",
+        bits / 8
+    ));
+    g.line(&format!("br label %{done}"));
+    g.emit_label(&done);
+}
+
 /// The rare side of an affine access whose widened index wrapped inside
 /// the warp (see `split_on_jump`): a plain gather, kept small.
 fn wrapped_load(
@@ -1099,6 +1118,18 @@ pub(crate) fn emit_inst(
                 return Err(Unsupported("stores to the param or const space".into()));
             }
             let bits = ty.bits();
+            if let Some((h0, _, _)) =
+                affine_host_addr(g, addr, *space).filter(|(_, l, k)| l.is_uniform() && k.is_none())
+            {
+                // One address for every lane: the last lane's value lands
+                // (lanes store in lane order), one scalar store.
+                for (i, s) in srcs.iter().enumerate() {
+                    let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
+                    let v = g.val(*s, bits);
+                    store_last_lane(g, &hi, bits, &v, &exec);
+                }
+                return Ok(());
+            }
             if let Some((h0, l, k)) = affine_host_addr(g, addr, *space).filter(|(_, l, _)| {
                 l.stride == i64::from(bits / 8) && (l.extra == 0 || l.width >= 4)
             }) {

@@ -317,3 +317,15 @@ fn known_strides_gather_and_scatter() {
         assert_eq!(u32s(&out), want, "{backend:?}");
     }
 }
+
+#[test]
+fn lanes_storing_to_one_address_leave_the_last_lanes_value() {
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(4 * 4).unwrap();
+        kernel(&m, "samewhere", backend, [32, 1, 1])
+            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        assert_eq!(u32s(&out), vec![31, 31, 30, 29], "{backend:?}");
+    }
+}
