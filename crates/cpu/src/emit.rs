@@ -1065,7 +1065,28 @@ pub fn emit(
         slow_loads: std::collections::BTreeSet::new(),
         allocas: String::new(),
     };
-    let (remat, remat_insts) = crate::uniform::rematerialisable(m, p);
+    let (mut remat, remat_insts) = crate::uniform::rematerialisable(m, p);
+    // Uniform and affine registers are scalars: keeping one costs less
+    // than computing it again on every resume. Vectors are recomputed, with
+    // the scalars they are computed from (walking back from the last).
+    let mut needed: Vec<bool> = (0..remat.len()).map(|i| !g.scalar(i)).collect();
+    let mut kept = Vec::new();
+    for inst in remat_insts.into_iter().rev() {
+        if crate::uniform::defs(&inst.kind)
+            .iter()
+            .any(|d| needed[d.0 as usize])
+        {
+            for r in crate::uniform::uses(&inst) {
+                needed[r.0 as usize] = true;
+            }
+            kept.push(inst);
+        }
+    }
+    kept.reverse();
+    let remat_insts = kept;
+    for (i, r) in remat.iter_mut().enumerate() {
+        *r &= needed[i];
+    }
     g.remat = remat;
     g.out.push_str(&format!(
         "define internal i32 @wf_warp(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live) ;INLINE\n#0 {{\nentry:\n;ALLOCAS\n"
