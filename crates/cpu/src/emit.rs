@@ -917,8 +917,20 @@ impl<'a> Gen<'a> {
         }
         let ftype = format!("<32 x {}>", fty(t));
         let mut xs = Vec::new();
+        // abs/neg/copysign show their operand's NaN payload: it must be the
+        // canonical one the GPU's arithmetic made.
+        let keeps_payload = matches!(op, FloatOp::Abs | FloatOp::Neg | FloatOp::Copysign);
         for a in args {
-            let f = self.fval(*a, t);
+            let f = if keeps_payload {
+                let x = self.val(*a, t.bits());
+                self.def(&format!(
+                    "bitcast {} {x} to <32 x {}>",
+                    vt(t.bits()),
+                    fty(t)
+                ))
+            } else {
+                self.fval(*a, t)
+            };
             xs.push(if ftz { self.ftz(&f, t) } else { f });
         }
         let sfx = if t == Ty::F64 { "v32f64" } else { "v32f32" };

@@ -562,6 +562,14 @@ fn store_contig(g: &mut Gen, h0: &str, bits: u32, v: &str, exec: &str) {
     g.emit_label(&lj);
 }
 
+/// Whether `dst` takes `src`'s value as is and both hold NaNs made
+/// canonical only when observed (see `uniform::lazily_canonical_floats`).
+fn carries_lazy_nan(g: &Gen, dst: Reg, src: Value, bits: u32) -> bool {
+    let Value::Reg(s) = src else { return false };
+    let t = g.float_reg[dst.0 as usize];
+    t.is_some_and(|t| t.bits() == bits) && g.float_reg[s.0 as usize] == t
+}
+
 /// The value of the last lane of `exec` to the one address `h`, if any.
 fn store_last_lane(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     let eb = g.bits_of_mask(exec);
@@ -741,7 +749,12 @@ pub(crate) fn emit_inst(
     match &inst.kind {
         InstKind::Mov { ty, dst, src } => {
             let bits = if *ty == Ty::Pred { 1 } else { ty.bits() };
-            let v = g.val(*src, bits);
+            // Moving a value whose NaN is made canonical later: raw bits.
+            let v = if carries_lazy_nan(g, *dst, *src, bits) {
+                g.val_raw(*src, bits)
+            } else {
+                g.val(*src, bits)
+            };
             g.set(*dst, &v, bits, false, &exec);
         }
         InstKind::AddrOf { dst, sym, space } => {
@@ -1236,7 +1249,11 @@ pub(crate) fn emit_inst(
         } => {
             debug_assert!(first);
             let part = collective_gate(g, &exec, *mask);
-            let av = g.val(*a, 32);
+            let av = if carries_lazy_nan(g, *dst, *a, 32) {
+                g.val_raw(*a, 32)
+            } else {
+                g.val(*a, 32)
+            };
             let bv = g.val(*b, 32);
             let bv = bin(g, "and", 32, &bv, &sc(32, 31));
             let cv = g.val(*c, 32);

@@ -348,31 +348,59 @@ pub fn rematerialisable(m: &Module, p: &Prepared) -> (Vec<bool>, Vec<Inst>) {
     (remat, insts)
 }
 
-/// Float registers whose NaNs may be left as the CPU made them and made
+/// Registers whose NaNs may be left as the CPU made them and made
 /// canonical only where bits are observed: every definition is float
-/// arithmetic that gives the canonical NaN on the GPU. A register also
-/// written by a load, move, atomic, abs/neg and so on must keep those bits,
-/// so its arithmetic definitions canonicalise at once instead.
+/// arithmetic that gives the canonical NaN on the GPU, or a move or shuffle
+/// of such a register (they carry a value without looking at it, so
+/// `float -> mov.b32 -> shfl -> mov.b32 -> add` canonicalises nowhere). A
+/// register also written by a load, atomic, abs/neg and so on must keep
+/// those bits, so its arithmetic definitions canonicalise at once instead.
+/// 32-bit integer registers count as f32 here, 64-bit ones as f64.
 pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
     let f = &p.func;
-    let mut out: Vec<Option<Ty>> = f
-        .regs
-        .values()
-        .map(|r| matches!(r.ty, Ty::F32 | Ty::F64).then_some(r.ty))
-        .collect();
-    for b in f.blocks.values() {
-        for i in &b.insts {
-            let arithmetic = matches!(
-                &i.kind,
-                InstKind::Float { op, .. }
-                    if !matches!(op, FloatOp::Abs | FloatOp::Neg | FloatOp::Copysign)
-            );
-            if !arithmetic {
+    let as_float = |t: Ty| match t {
+        Ty::F32 | Ty::F64 => Some(t),
+        Ty::B32 | Ty::U32 | Ty::S32 => Some(Ty::F32),
+        Ty::B64 | Ty::U64 | Ty::S64 => Some(Ty::F64),
+        _ => None,
+    };
+    let mut out: Vec<Option<Ty>> = f.regs.values().map(|r| as_float(r.ty)).collect();
+    // Optimistic: drop registers with a disqualifying definition until
+    // nothing changes (moves and shuffles depend on their sources).
+    loop {
+        let mut changed = false;
+        for b in f.blocks.values() {
+            for i in &b.insts {
+                let lazy = |v: &Value, out: &[Option<Ty>]| match v {
+                    Value::Reg(r) => out[r.0 as usize],
+                    Value::Imm(_) => None,
+                };
+                let fine = |d: Reg, out: &[Option<Ty>]| -> bool {
+                    let want = out[d.0 as usize];
+                    match &i.kind {
+                        InstKind::Float { op, ty, .. } => {
+                            !matches!(op, FloatOp::Abs | FloatOp::Neg | FloatOp::Copysign)
+                                && want == Some(*ty)
+                        }
+                        InstKind::Mov { ty, src, .. } => {
+                            want.is_some_and(|t| t.bits() == ty.bits()) && lazy(src, out) == want
+                        }
+                        InstKind::Shfl { dst, a, .. } => {
+                            d == *dst && want == Some(Ty::F32) && lazy(a, out) == want
+                        }
+                        _ => false,
+                    }
+                };
                 for d in defs(&i.kind) {
-                    out[d.0 as usize] = None;
+                    if out[d.0 as usize].is_some() && !fine(d, &out) {
+                        out[d.0 as usize] = None;
+                        changed = true;
+                    }
                 }
             }
         }
+        if !changed {
+            return out;
+        }
     }
-    out
 }

@@ -329,3 +329,30 @@ fn lanes_storing_to_one_address_leave_the_last_lanes_value() {
         assert_eq!(u32s(&out), vec![31, 31, 30, 29], "{backend:?}");
     }
 }
+
+#[test]
+fn nans_from_arithmetic_stay_canonical_through_moves_shuffles_abs_and_neg() {
+    let nan = 0x7fff_ffffu32;
+    let x = |t: u32| {
+        if t % 2 == 0 {
+            nan
+        } else {
+            f32::INFINITY.to_bits()
+        }
+    };
+    let mut want: Vec<u32> = (0..32).map(|t| x(t ^ 2)).collect();
+    want.extend((0..32).map(|t| x(t ^ 2)));
+    want.extend((0..32).map(|t| x(t) & 0x7fff_ffff));
+    want.extend((0..32).map(|t| x(t) ^ 0x8000_0000));
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(128 * 4).unwrap();
+        kernel(&m, "nanmoves", backend, [32, 1, 1])
+            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        let got = u32s(&out);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "{backend:?}: word {i}: {g:#x} != {w:#x}");
+        }
+    }
+}
