@@ -683,13 +683,14 @@ fn store_any(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], 
 /// lanes named by the executing lanes' member masks, after branching to the
 /// dispatcher (and marking the group as waiting) when some are elsewhere.
 fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
-    // In a convergent block every live lane runs the collective except
+    // In a convergent block every live lane reaches the collective except
     // lanes parked where they only exit: they would never arrive, and once
     // they have exited the collective goes on without them, so it can go
-    // on now (no wait, and the collective need not start a block).
+    // on now (no wait, and the collective need not start a block). Lanes
+    // whose guard is off pass it by and take no part (as the interpreter,
+    // where they run on and exit while the others wait).
     let live = if g.cur_convergent {
-        let m = g.load_scalar("mask", "<32 x i1>");
-        g.bits_of_mask(&m)
+        g.bits_of_mask(exec)
     } else {
         g.load_scalar("live", "i32")
     };
