@@ -692,7 +692,13 @@ fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
     let live = if g.cur_convergent {
         g.bits_of_mask(exec)
     } else {
-        g.load_scalar("live", "i32")
+        // Elsewhere too, lanes of this group whose guard is off pass by.
+        let l = g.load_scalar("live", "i32");
+        let m = g.load_scalar("mask", "<32 x i1>");
+        let (mb, eb) = (g.bits_of_mask(&m), g.bits_of_mask(exec));
+        let off = g.def(&format!("xor i32 {eb}, {mb}"));
+        let noff = g.def(&format!("xor i32 {off}, -1"));
+        g.def(&format!("and i32 {l}, {noff}"))
     };
     let eb = g.bits_of_mask(exec);
     let need = if let Some(m) = g.uniform_i32(mask_val) {

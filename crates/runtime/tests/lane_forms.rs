@@ -359,13 +359,26 @@ fn nans_from_arithmetic_stay_canonical_through_moves_shuffles_abs_and_neg() {
 
 #[test]
 fn lanes_whose_guard_is_off_take_no_part_in_a_shuffle() {
-    let want: Vec<u32> = (0..32).map(|t| if t < 20 { t } else { 7 }).collect();
-    for (backend, dev) in devices() {
-        let m = module(&dev);
-        let out = dev.buffer_zeroed(32 * 4).unwrap();
-        kernel(&m, "guardedshfl", backend, [32, 1, 1])
-            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
-            .unwrap();
-        assert_eq!(u32s(&out), want, "{backend:?}");
+    let together: Vec<u32> = (0..32).map(|t| if t < 20 { t } else { 7 }).collect();
+    let apart: Vec<u32> = (0..32)
+        .map(|t| {
+            if t < 20 {
+                t
+            } else if t < 28 {
+                7
+            } else {
+                9
+            }
+        })
+        .collect();
+    for (name, want) in [("guardedshfl", together), ("guardedshfl2", apart)] {
+        for (backend, dev) in devices() {
+            let m = module(&dev);
+            let out = dev.buffer_zeroed(32 * 4).unwrap();
+            kernel(&m, name, backend, [32, 1, 1])
+                .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
+                .unwrap();
+            assert_eq!(u32s(&out), want, "{name} {backend:?}");
+        }
     }
 }
