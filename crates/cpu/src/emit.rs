@@ -1052,7 +1052,7 @@ pub fn emit(
     }
     let state_bytes = off;
     let liveness = crate::uniform::liveness(p);
-    let forms = crate::lanes::lane_forms(m, p, shape);
+    let forms = crate::lanes::lane_forms(m, p, shape, &liveness.at_entry);
     let mut g = Gen {
         m,
         p,

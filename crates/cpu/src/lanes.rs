@@ -26,7 +26,7 @@
 //! jump) with one scalar comparison instead of comparing 32 addresses.
 
 use crate::prepare::Prepared;
-use crate::uniform::{defs, uniform_operands, uses};
+use crate::uniform::{defs, partial_def, uniform_operands, uses};
 use warpfold_ir::*;
 
 /// The value of lane i is lane 0's value + i * `stride` + (i / `width`) *
@@ -283,7 +283,9 @@ fn at_width(a: Opnd, rb: u32, bits: u32) -> Option<Opnd> {
 /// then each write gives every lane the same formula. Which blocks are
 /// convergent depends on which branch conditions are uniform, hence the
 /// iteration.
-pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
+/// `at_entry`: registers some lane may read before writing them (see
+/// `uniform::liveness`).
+pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape, at_entry: &[bool]) -> LaneForms {
     let f = &p.func;
     let n = f.regs.len();
     let reg_bits: Vec<u32> = f
@@ -308,15 +310,7 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
             continue;
         }
         for (ix, i) in b.insts.iter().enumerate() {
-            // Guarded and partial definitions keep other lanes' values.
-            let partial = i.guard.is_some()
-                || matches!(
-                    i.kind,
-                    InstKind::Atom { .. }
-                        | InstKind::Call { .. }
-                        | InstKind::CallIndirect { .. }
-                        | InstKind::Builtin { .. }
-                );
+            let partial = partial_def(i);
             for d in defs(&i.kind) {
                 def_at[d.0 as usize].push((bid, ix));
                 unfit[d.0 as usize] |= partial;
@@ -349,7 +343,6 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
             check(*pred, b.insts.len());
         }
     }
-    let at_entry = crate::uniform::liveness(p).at_entry;
     let mut lat = vec![Lat::Top; n];
     let uniform_in = |lat: &[Lat], r: Reg| match lat[r.0 as usize] {
         Lat::Top => true,
@@ -369,7 +362,7 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
                 let (b, ix) = def_at[r][0];
                 eval(
                     m,
-                    &f.blocks[b].insts[ix].kind,
+                    &f.blocks[b].insts[ix],
                     Reg(r as u32),
                     shape,
                     &lat,
@@ -384,8 +377,8 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape) -> LaneForms {
                     Lat::Top
                 };
                 for &(b, ix) in &def_at[r] {
-                    let k = &f.blocks[b].insts[ix].kind;
-                    acc = acc.meet(eval(m, k, Reg(r as u32), shape, &lat, &reg_bits));
+                    let i = &f.blocks[b].insts[ix];
+                    acc = acc.meet(eval(m, i, Reg(r as u32), shape, &lat, &reg_bits));
                 }
                 // A jump's lane belongs to one definition.
                 match acc {
@@ -460,23 +453,12 @@ impl Lat {
     }
 }
 
-/// The form an instruction gives register `d` (one of its results), from
-/// its operands' current forms.
-fn eval(m: &Module, k: &InstKind, d: Reg, shape: Shape, lat: &[Lat], reg_bits: &[u32]) -> Lat {
+/// The form an (unguarded) instruction gives register `d` (one of its
+/// results), from its operands' current forms.
+fn eval(m: &Module, i: &Inst, d: Reg, shape: Shape, lat: &[Lat], reg_bits: &[u32]) -> Lat {
+    let k = &i.kind;
     let ds = defs(k);
-    let probe = Inst {
-        kind: k.clone(),
-        guard: None,
-        loc: SrcLoc::default(),
-    };
-    let mut pending = false;
-    for r in uses(&probe) {
-        match lat[r.0 as usize] {
-            Lat::Top => pending = true,
-            Lat::Bottom | Lat::Form(_) => {}
-        }
-    }
-    if pending {
+    if uses(i).iter().any(|r| lat[r.0 as usize] == Lat::Top) {
         return Lat::Top;
     }
     let get = |v: Value| -> Option<Opnd> {

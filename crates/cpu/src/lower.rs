@@ -527,11 +527,7 @@ fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     g.emit_label(&lg);
     // Not consecutive: a scatter (data-dependent positions, the usual case
     // here, gain nothing from the row tests loads use).
-    let ps = g.t();
-    g.line(&format!(
-        "{ps} = inttoptr <32 x i64> {h} to <32 x i{bits}*>"
-    ));
-    g.line(&format!("call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}({} {v}, <32 x i{bits}*> {ps}, i32 {size}, <32 x i1> {exec})", vt(bits)));
+    scatter_elems(g, h, bits, v, exec);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
 }
@@ -589,25 +585,166 @@ fn store_last_lane(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     g.emit_label(&done);
 }
 
-/// The rare side of an affine access whose widened index wrapped inside
-/// the warp (see `split_on_jump`): a plain gather, kept small.
-fn wrapped_load(
+/// A load of `dsts` from `[addr]`: without per-lane addresses where the
+/// address register's lane form allows (see `lanes`), else tested per lane.
+fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>], exec: &str) -> R {
+    let bits = ty.bits();
+    let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
+        return load_per_lane(g, addr, space, ty, dsts, exec, load_elems);
+    };
+    // Known consecutive (or one address): no test; else known positions.
+    let index = if direct(&l, &k, bits / 8) {
+        None
+    } else {
+        match element_index(&l, bits) {
+            Some(idx) => Some(idx),
+            None => return load_per_lane(g, addr, space, ty, dsts, exec, load_elems),
+        }
+    };
+    let split = split_on_jump(g, &k);
+    for (i, d) in dsts.iter().enumerate() {
+        let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
+        let v = match &index {
+            Some(idx) => gather_from(g, &hi, idx, bits, exec),
+            None if l.extra != 0 => load_rows(g, &hi, &l, bits, exec),
+            None if l.stride == 0 => load_broadcast(g, &hi, bits, exec),
+            None => load_contig(g, &hi, bits, exec),
+        };
+        if let Some(d) = d {
+            g.set(*d, &v, bits, ty.is_signed(), exec);
+        }
+    }
+    rejoin_after_jump(g, split, |g| {
+        load_per_lane(g, addr, space, ty, dsts, exec, gather_elems)
+    })
+}
+
+/// A store of `srcs` to `[addr]`, as `load`.
+fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec: &str) -> R {
+    let bits = ty.bits();
+    let size = i64::from(bits / 8);
+    enum How {
+        /// One address for every lane: the last lane's value lands (lanes
+        /// store in lane order).
+        LastLane,
+        Contig,
+        Rows,
+        /// Known positions: a scatter from one base (in lane order).
+        Index(String),
+    }
+    let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
+        return store_per_lane(g, addr, space, ty, srcs, exec, store_elems);
+    };
+    let how = if l.is_uniform() && k.is_none() {
+        How::LastLane
+    } else if l.stride == size && l.extra == 0 {
+        How::Contig
+    } else if l.stride == size && l.width >= 4 {
+        How::Rows
+    } else if let Some(idx) = element_index(&l, bits) {
+        How::Index(idx)
+    } else {
+        return store_per_lane(g, addr, space, ty, srcs, exec, store_elems);
+    };
+    let split = split_on_jump(g, &k);
+    for (i, s) in srcs.iter().enumerate() {
+        let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
+        let v = g.val(*s, bits);
+        match &how {
+            How::LastLane => store_last_lane(g, &hi, bits, &v, exec),
+            How::Contig => store_contig(g, &hi, bits, &v, exec),
+            How::Rows => store_rows(g, &hi, &l, bits, &v, exec),
+            How::Index(idx) => scatter_from(g, &hi, idx, bits, &v, exec),
+        }
+    }
+    rejoin_after_jump(g, split, |g| {
+        store_per_lane(g, addr, space, ty, srcs, exec, scatter_elems)
+    })
+}
+
+/// After the accesses of the no-jump side of `split_on_jump`: the side
+/// where the widened index wrapped inside the warp (rare), then the join.
+fn rejoin_after_jump(
+    g: &mut Gen,
+    split: Option<(String, String)>,
+    wrapped: impl FnOnce(&mut Gen) -> R,
+) -> R {
+    if let Some((slow, join)) = split {
+        g.line(&format!("br label %{join}"));
+        g.emit_label(&slow);
+        wrapped(g)?;
+        g.line(&format!("br label %{join}"));
+        g.emit_label(&join);
+    }
+    Ok(())
+}
+
+/// Pointers to `h` + lane `idx` (element indices).
+fn indexed_ptrs(g: &mut Gen, h: &str, idx: &str, bits: u32) -> String {
+    let base = g.def(&format!("inttoptr i64 {h} to i{bits}*"));
+    g.def(&format!(
+        "getelementptr i{bits}, i{bits}* {base}, <32 x i32> {idx}"
+    ))
+}
+
+/// Elements at pointers `ps`, for the lanes of `exec`.
+fn gather(g: &mut Gen, ps: &str, bits: u32, exec: &str) -> String {
+    g.def(&format!(
+        "call <32 x i{bits}> @llvm.masked.gather.v32i{bits}.v32p0i{bits}(<32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec}, <32 x i{bits}> undef)",
+        bits / 8
+    ))
+}
+
+/// `v` to pointers `ps`, in lane order.
+fn scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
+    g.line(&format!(
+        "call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> {v}, <32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec})",
+        bits / 8
+    ));
+}
+
+fn gather_from(g: &mut Gen, h: &str, idx: &str, bits: u32, exec: &str) -> String {
+    let ps = indexed_ptrs(g, h, idx, bits);
+    gather(g, &ps, bits, exec)
+}
+
+fn scatter_from(g: &mut Gen, h: &str, idx: &str, bits: u32, v: &str, exec: &str) {
+    let ps = indexed_ptrs(g, h, idx, bits);
+    scatter(g, &ps, bits, v, exec)
+}
+
+/// Elements at the lanes' host addresses `h`: a plain gather.
+fn gather_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
+    let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
+    gather(g, &ps, bits, exec)
+}
+
+/// `v` to the lanes' host addresses `h`: a plain scatter.
+fn scatter_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
+    let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
+    scatter(g, &ps, bits, v, exec)
+}
+
+/// A load with per-lane addresses, element by element with `elems`
+/// (`load_elems`: tested for consecutive lanes; `gather_elems`).
+fn load_per_lane(
     g: &mut Gen,
     addr: &Address,
     space: Space,
     ty: Ty,
     dsts: &[Option<Reg>],
     exec: &str,
+    elems: fn(&mut Gen, &str, u32, &str) -> String,
 ) -> R {
     let bits = ty.bits();
     let h = host_addr(g, addr, space)?;
     for (i, d) in dsts.iter().enumerate() {
-        let hi = bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)));
-        let ps = g.def(&format!("inttoptr <32 x i64> {hi} to <32 x i{bits}*>"));
-        let v = g.def(&format!(
-            "call <32 x i{bits}> @llvm.masked.gather.v32i{bits}.v32p0i{bits}(<32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec}, <32 x i{bits}> undef)",
-            bits / 8
-        ));
+        let hi = if i == 0 {
+            h.clone()
+        } else {
+            bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)))
+        };
+        let v = elems(g, &hi, bits, exec);
         if let Some(d) = d {
             g.set(*d, &v, bits, ty.is_signed(), exec);
         }
@@ -615,56 +752,16 @@ fn wrapped_load(
     Ok(())
 }
 
-/// The store counterpart of `wrapped_load`: a scatter (in lane order).
-fn wrapped_store(
+/// A store with per-lane addresses, as `load_per_lane`.
+fn store_per_lane(
     g: &mut Gen,
     addr: &Address,
     space: Space,
     ty: Ty,
     srcs: &[Value],
     exec: &str,
+    elems: fn(&mut Gen, &str, u32, &str, &str),
 ) -> R {
-    let bits = ty.bits();
-    let h = host_addr(g, addr, space)?;
-    for (i, s) in srcs.iter().enumerate() {
-        let hi = bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)));
-        let v = g.val(*s, bits);
-        let ps = g.def(&format!("inttoptr <32 x i64> {hi} to <32 x i{bits}*>"));
-        g.line(&format!(
-            "call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> {v}, <32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec})",
-            bits / 8
-        ));
-    }
-    Ok(())
-}
-
-/// A load with per-lane addresses, tested for consecutive lanes.
-fn load_any(
-    g: &mut Gen,
-    addr: &Address,
-    space: Space,
-    ty: Ty,
-    dsts: &[Option<Reg>],
-    exec: &str,
-) -> R {
-    let bits = ty.bits();
-    let h = host_addr(g, addr, space)?;
-    for (i, d) in dsts.iter().enumerate() {
-        let hi = if i == 0 {
-            h.clone()
-        } else {
-            bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)))
-        };
-        let v = load_elems(g, &hi, bits, exec);
-        if let Some(d) = d {
-            g.set(*d, &v, bits, ty.is_signed(), exec);
-        }
-    }
-    Ok(())
-}
-
-/// A store with per-lane addresses, tested for consecutive lanes.
-fn store_any(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec: &str) -> R {
     let bits = ty.bits();
     let h = host_addr(g, addr, space)?;
     for (i, s) in srcs.iter().enumerate() {
@@ -674,7 +771,7 @@ fn store_any(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], 
             bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)))
         };
         let v = g.val(*s, bits);
-        store_elems(g, &hi, bits, &v, exec);
+        elems(g, &hi, bits, &v, exec);
     }
     Ok(())
 }
@@ -1072,59 +1169,8 @@ pub(crate) fn emit_inst(
                         g.set(*d, &s, bits, ty.is_signed(), &exec);
                     }
                 }
-            } else if let Some((h0, l, k)) =
-                affine_host_addr(g, addr, *space).filter(|(_, l, k)| direct(l, k, bits / 8))
-            {
-                // Known consecutive (or one address) without a test.
-                let split = split_on_jump(g, &k);
-                for (i, d) in dsts.iter().enumerate() {
-                    let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
-                    let v = if l.extra != 0 {
-                        load_rows(g, &hi, &l, bits, &exec)
-                    } else if l.stride == 0 {
-                        load_broadcast(g, &hi, bits, &exec)
-                    } else {
-                        load_contig(g, &hi, bits, &exec)
-                    };
-                    if let Some(d) = d {
-                        g.set(*d, &v, bits, ty.is_signed(), &exec);
-                    }
-                }
-                if let Some((slow, join)) = split {
-                    g.line(&format!("br label %{join}"));
-                    g.emit_label(&slow);
-                    wrapped_load(g, addr, *space, *ty, dsts, &exec)?;
-                    g.line(&format!("br label %{join}"));
-                    g.emit_label(&join);
-                }
-            } else if let Some((h0, idx, k)) = affine_host_addr(g, addr, *space)
-                .and_then(|(h0, l, k)| Some((h0, element_index(&l, bits)?, k)))
-            {
-                // Known but scattered positions: a gather from one base.
-                let split = split_on_jump(g, &k);
-                for (i, d) in dsts.iter().enumerate() {
-                    let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
-                    let base = g.def(&format!("inttoptr i64 {hi} to i{bits}*"));
-                    let ps = g.def(&format!(
-                        "getelementptr i{bits}, i{bits}* {base}, <32 x i32> {idx}"
-                    ));
-                    let v = g.def(&format!(
-                        "call <32 x i{bits}> @llvm.masked.gather.v32i{bits}.v32p0i{bits}(<32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec}, <32 x i{bits}> undef)",
-                        bits / 8
-                    ));
-                    if let Some(d) = d {
-                        g.set(*d, &v, bits, ty.is_signed(), &exec);
-                    }
-                }
-                if let Some((slow, join)) = split {
-                    g.line(&format!("br label %{join}"));
-                    g.emit_label(&slow);
-                    wrapped_load(g, addr, *space, *ty, dsts, &exec)?;
-                    g.line(&format!("br label %{join}"));
-                    g.emit_label(&join);
-                }
             } else {
-                load_any(g, addr, *space, *ty, dsts, &exec)?;
+                load(g, addr, *space, *ty, dsts, &exec)?;
             }
         }
         InstKind::St {
@@ -1137,68 +1183,7 @@ pub(crate) fn emit_inst(
             if matches!(space, Space::Param | Space::Const) {
                 return Err(Unsupported("stores to the param or const space".into()));
             }
-            let bits = ty.bits();
-            if let Some((h0, _, _)) =
-                affine_host_addr(g, addr, *space).filter(|(_, l, k)| l.is_uniform() && k.is_none())
-            {
-                // One address for every lane: the last lane's value lands
-                // (lanes store in lane order), one scalar store.
-                for (i, s) in srcs.iter().enumerate() {
-                    let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
-                    let v = g.val(*s, bits);
-                    store_last_lane(g, &hi, bits, &v, &exec);
-                }
-                return Ok(());
-            }
-            if let Some((h0, l, k)) = affine_host_addr(g, addr, *space).filter(|(_, l, _)| {
-                l.stride == i64::from(bits / 8) && (l.extra == 0 || l.width >= 4)
-            }) {
-                // Known consecutive (per row of lanes): no test.
-                let split = split_on_jump(g, &k);
-                for (i, s) in srcs.iter().enumerate() {
-                    let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
-                    let v = g.val(*s, bits);
-                    if l.extra != 0 {
-                        store_rows(g, &hi, &l, bits, &v, &exec);
-                    } else {
-                        store_contig(g, &hi, bits, &v, &exec);
-                    }
-                }
-                if let Some((slow, join)) = split {
-                    g.line(&format!("br label %{join}"));
-                    g.emit_label(&slow);
-                    wrapped_store(g, addr, *space, *ty, srcs, &exec)?;
-                    g.line(&format!("br label %{join}"));
-                    g.emit_label(&join);
-                }
-            } else if let Some((h0, idx, k)) = affine_host_addr(g, addr, *space)
-                .and_then(|(h0, l, k)| Some((h0, element_index(&l, bits)?, k)))
-            {
-                // Known but scattered positions: a scatter from one base
-                // (in lane order, as the per-lane path).
-                let split = split_on_jump(g, &k);
-                for (i, s) in srcs.iter().enumerate() {
-                    let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
-                    let v = g.val(*s, bits);
-                    let base = g.def(&format!("inttoptr i64 {hi} to i{bits}*"));
-                    let ps = g.def(&format!(
-                        "getelementptr i{bits}, i{bits}* {base}, <32 x i32> {idx}"
-                    ));
-                    g.line(&format!(
-                        "call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> {v}, <32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec})",
-                        bits / 8
-                    ));
-                }
-                if let Some((slow, join)) = split {
-                    g.line(&format!("br label %{join}"));
-                    g.emit_label(&slow);
-                    wrapped_store(g, addr, *space, *ty, srcs, &exec)?;
-                    g.line(&format!("br label %{join}"));
-                    g.emit_label(&join);
-                }
-            } else {
-                store_any(g, addr, *space, *ty, srcs, &exec)?;
-            }
+            store(g, addr, *space, *ty, srcs, &exec)?;
         }
         InstKind::Atom {
             space,

@@ -112,6 +112,19 @@ pub(crate) fn uniform_operands(m: &Module, k: &InstKind) -> Option<Vec<Value>> {
     })
 }
 
+/// Whether an instruction's definitions may leave some running lanes'
+/// old values in place (guarded, or written per lane by helpers).
+pub(crate) fn partial_def(i: &Inst) -> bool {
+    i.guard.is_some()
+        || matches!(
+            i.kind,
+            InstKind::Atom { .. }
+                | InstKind::Call { .. }
+                | InstKind::CallIndirect { .. }
+                | InstKind::Builtin { .. }
+        )
+}
+
 /// Registers an instruction reads (including guards and call arguments).
 pub(crate) fn uses(i: &Inst) -> Vec<Reg> {
     let mut out: Vec<Reg> = Vec::new();
@@ -235,16 +248,7 @@ fn live_in_sets(p: &Prepared) -> Vec<Vec<bool>> {
                     u[r.0 as usize] = true;
                 }
             }
-            // Guarded or partial definitions keep other lanes' values.
-            let partial = i.guard.is_some()
-                || matches!(
-                    i.kind,
-                    InstKind::Atom { .. }
-                        | InstKind::Call { .. }
-                        | InstKind::CallIndirect { .. }
-                        | InstKind::Builtin { .. }
-                );
-            if !partial {
+            if !partial_def(i) {
                 for d in defs(&i.kind) {
                     k[d.0 as usize] = true;
                 }
