@@ -135,7 +135,17 @@ pub(crate) struct Gen<'a> {
     pub(crate) slow_loads: std::collections::BTreeSet<u32>,
     /// Stack buffers, emitted in the entry block.
     pub(crate) allocas: String,
+    /// Plain barriers reached by a whole warp in a convergent block leave
+    /// through `leave_bar` with code `BAR_CODE + site` (see `cta_fn`).
+    pub(crate) lean_barriers: bool,
 }
+
+/// Codes from `BAR_CODE` up: the warp waits at a plain barrier with all its
+/// live lanes and nothing else pending; `code - BAR_CODE` is the site (1 +
+/// the barrier block's id). Only the registers, `LIVE` and `RESUME_AT` are
+/// in the state; the round loop turns such a warp into the general form
+/// (code 1) before it hands it to the driver.
+pub const BAR_CODE: u32 = 16;
 
 /// A constant splat of `v` (low `bits` bits) as a vector literal.
 pub(crate) fn sc(bits: u32, v: u64) -> String {
@@ -1076,6 +1086,7 @@ pub fn emit(
         avx512: features.contains("+avx512f"),
         slow_loads: std::collections::BTreeSet::new(),
         allocas: String::new(),
+        lean_barriers: false,
     };
     let (mut remat, remat_insts) = crate::uniform::rematerialisable(m, p);
     // Uniform and affine registers are scalars: keeping one costs less
@@ -1101,7 +1112,7 @@ pub fn emit(
     }
     g.remat = remat;
     g.out.push_str(&format!(
-        "define internal i32 @wf_warp(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live) ;INLINE\n#0 {{\nentry:\n;ALLOCAS\n"
+        "define internal i32 @wf_warp(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live, i32 %prev) ;INLINE\n#0 {{\nentry:\n;ALLOCAS\n"
     ));
     // Allocas for registers and warp bookkeeping (promoted to SSA by
     // mem2reg). In large kernels the registers live across blocks stay in
@@ -1111,6 +1122,19 @@ pub fn emit(
     // code generation stays linear, and returning to the driver saves
     // nothing.
     let has_barriers = p.barriers().next().is_some();
+    // Plain barriers are released inside the round loop; `bar.red`
+    // results are combined by the driver.
+    let release = has_barriers
+        && p.barriers().all(|(k, _)| {
+            !matches!(
+                k,
+                InstKind::Bar {
+                    kind: BarKind::Red(_),
+                    ..
+                }
+            )
+        });
+    g.lean_barriers = release;
     g.regs_in_state = regs_in_state(p, &reg_bits, &g, has_barriers);
     for (i, b) in reg_bits.iter().enumerate() {
         if g.regs_in_state && g.saved(i) {
@@ -1144,6 +1168,7 @@ pub fn emit(
     g.line("%wait_coll = alloca i32");
     g.line("%wait_bar = alloca i32");
     g.line("%bar_site = alloca i32");
+    g.line("%bar_me = alloca i32");
     g.line("%pick_max = alloca i32");
     g.line("%shfl_buf = alloca [32 x i32], align 64");
     g.line("%budget = alloca i32");
@@ -1157,7 +1182,16 @@ pub fn emit(
     // A first call (`fresh_live` = the warp's live lanes) starts every
     // live lane at the entry block with nothing waiting: no header to read.
     g.line("%is_fresh = icmp ne i32 %fresh_live, 0");
-    g.line("br i1 %is_fresh, label %fresh, label %restore");
+    if g.lean_barriers {
+        // After a lean barrier exit (`BAR_CODE`) the general bookkeeping in
+        // the state is stale: resume through `resume_bar`.
+        g.line("br i1 %is_fresh, label %fresh, label %not_fresh");
+        g.emit_label("not_fresh");
+        g.line(&format!("%lean = icmp uge i32 %prev, {BAR_CODE}"));
+        g.line("br i1 %lean, label %resume_bar, label %restore");
+    } else {
+        g.line("br i1 %is_fresh, label %fresh, label %restore");
+    }
     g.emit_label("fresh");
     {
         let lm = g.mask_of_bits("%fresh_live");
@@ -1222,29 +1256,8 @@ pub fn emit(
         g.line(&format!("{v} = load i32, i32* {c}"));
         g.line(&format!("store i32 {v}, i32* %{name}"));
     }
-    for (i, b) in reg_bits.iter().enumerate() {
-        if !g.saved(i) || g.regs_in_state {
-            continue;
-        }
-        let (mem, val) = g.saved_types(i, *b);
-        let p = g.state_ptr(reg_offsets[i], &mem);
-        let v = g.t();
-        g.line(&format!("{v} = load {mem}, {mem}* {p}, align 4"));
-        let v = g.cast(&v, &mem, &val);
-        g.line(&format!("store {val} {v}, {val}* %r{i}"));
-        if g.has_jump(i) {
-            let p = g.state_ptr(reg_offsets[i] + JUMP_AT, "i32");
-            let k = g.def(&format!("load i32, i32* {p}"));
-            g.line(&format!("store i32 {k}, i32* %k{i}"));
-        }
-    }
-    // Values computed again rather than saved: the entry block's pure
-    // instructions, for every lane.
-    g.line(&format!("store <32 x i1> {}, <32 x i1>* %mask", sc(1, 1)));
-    for inst in &remat_insts {
-        let mut waited = false;
-        crate::lower::emit_inst(&mut g, inst, false, &mut waited, None)?;
-    }
+    load_saved_regs(&mut g, &reg_bits, &reg_offsets);
+    recompute(&mut g, &remat_insts)?;
     if !has_barriers {
         g.line("br label %dispatch");
     } else {
@@ -1271,10 +1284,44 @@ pub fn emit(
         g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
         let at = g.t();
         g.line(&format!("{at} = sub i32 {ra}, 1"));
-        let mut ids: Vec<u32> = p.barriers().map(|(_, t)| p.id_of[t.0 as usize]).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        let cases: Vec<String> = ids
+        let cases: Vec<String> = barrier_successors(p)
+            .iter()
+            .map(|id| format!("i32 {id}, label %B{id}"))
+            .collect();
+        g.line(&format!(
+            "switch i32 {at}, label %dispatch [ {} ]",
+            cases.join(" ")
+        ));
+    }
+
+    if g.lean_barriers {
+        // Resume after a lean barrier exit, once the barrier is released:
+        // every live lane goes on at the block after it, nothing waits.
+        g.emit_label("resume_bar");
+        let lp = g.state_ptr(state::LIVE, "i32");
+        let lv = g.def(&format!("load i32, i32* {lp}"));
+        g.line(&format!("store i32 {lv}, i32* %live"));
+        let rp = g.state_ptr(state::RESUME_AT, "i32");
+        let ra = g.t();
+        g.line(&format!("{ra} = load i32, i32* {rp}"));
+        g.line(&format!("store i32 0, i32* {rp}"));
+        let at = g.t();
+        g.line(&format!("{at} = sub i32 {ra}, 1"));
+        let lm = g.mask_of_bits(&lv);
+        let ats = g.splat("i32", &at);
+        let n0 = g.t();
+        g.line(&format!(
+            "{n0} = select <32 x i1> {lm}, <32 x i32> {ats}, <32 x i32> {}",
+            sc(32, u64::from(DONE))
+        ));
+        g.line(&format!("store <32 x i32> {n0}, <32 x i32>* %next"));
+        for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
+            g.line(&format!("store i32 0, i32* %{name}"));
+        }
+        load_saved_regs(&mut g, &reg_bits, &reg_offsets);
+        recompute(&mut g, &remat_insts)?;
+        g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
+        let cases: Vec<String> = barrier_successors(p)
             .iter()
             .map(|id| format!("i32 {id}, label %B{id}"))
             .collect();
@@ -1434,6 +1481,19 @@ pub fn emit(
     }
     g.emit_label("cancelled");
     g.line("ret i32 3");
+    if g.lean_barriers {
+        // A whole warp at a plain barrier with nothing else pending: only
+        // what `resume_bar` reads is saved.
+        g.emit_label("leave_bar");
+        let lv = g.load_scalar("live", "i32");
+        let c = g.state_ptr(state::LIVE, "i32");
+        g.line(&format!("store i32 {lv}, i32* {c}"));
+        store_saved_regs(&mut g, &reg_bits, &reg_offsets);
+        let site = g.load_scalar("bar_me", "i32");
+        let code = g.t();
+        g.line(&format!("{code} = add i32 {site}, {BAR_CODE}"));
+        g.line(&format!("ret i32 {code}"));
+    }
 
     // Save state and return.
     g.emit_label("leave");
@@ -1463,21 +1523,7 @@ pub fn emit(
         let c = g.state_ptr(o, "i32");
         g.line(&format!("store i32 {v}, i32* {c}"));
     }
-    for (i, b) in reg_bits.iter().enumerate() {
-        if !g.saved(i) || g.regs_in_state {
-            continue;
-        }
-        let (mem, val) = g.saved_types(i, *b);
-        let v = g.load_scalar(&format!("r{i}"), &val);
-        let v = g.cast(&v, &val, &mem);
-        let p = g.state_ptr(reg_offsets[i], &mem);
-        g.line(&format!("store {mem} {v}, {mem}* {p}, align 4"));
-        if g.has_jump(i) {
-            let k = g.load_scalar(&format!("k{i}"), "i32");
-            let p = g.state_ptr(reg_offsets[i] + JUMP_AT, "i32");
-            g.line(&format!("store i32 {k}, i32* {p}"));
-        }
-    }
+    store_saved_regs(&mut g, &reg_bits, &reg_offsets);
     g.line("br label %saved");
     g.emit_label("saved");
     let wb = g.load_scalar("wait_bar", "i32");
@@ -1514,18 +1560,6 @@ pub fn emit(
             .replacen(";ALLOCAS\n", &allocas, 1)
             .replacen(";INLINE\n", inline, 1),
     );
-    // Plain barriers are released inside the round loop; `bar.red`
-    // results are combined by the driver.
-    let release = has_barriers
-        && p.barriers().all(|(k, _)| {
-            !matches!(
-                k,
-                InstKind::Bar {
-                    kind: BarKind::Red(_),
-                    ..
-                }
-            )
-        });
     ir.push_str(&cta_fn(release));
     for bits in &g.slow_loads {
         ir.push_str(&crate::lower::slow_load_fn(*bits));
@@ -1541,23 +1575,90 @@ pub fn emit(
     })
 }
 
+/// Ids of the blocks right after barriers (where released warps resume).
+fn barrier_successors(p: &Prepared) -> Vec<u32> {
+    let mut ids: Vec<u32> = p.barriers().map(|(_, t)| p.id_of[t.0 as usize]).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Reads the registers kept in the warp state into their allocas.
+fn load_saved_regs(g: &mut Gen, reg_bits: &[u32], reg_offsets: &[usize]) {
+    for (i, b) in reg_bits.iter().enumerate() {
+        if !g.saved(i) || g.regs_in_state {
+            continue;
+        }
+        let (mem, val) = g.saved_types(i, *b);
+        let p = g.state_ptr(reg_offsets[i], &mem);
+        let v = g.t();
+        g.line(&format!("{v} = load {mem}, {mem}* {p}, align 4"));
+        let v = g.cast(&v, &mem, &val);
+        g.line(&format!("store {val} {v}, {val}* %r{i}"));
+        if g.has_jump(i) {
+            let p = g.state_ptr(reg_offsets[i] + JUMP_AT, "i32");
+            let k = g.def(&format!("load i32, i32* {p}"));
+            g.line(&format!("store i32 {k}, i32* %k{i}"));
+        }
+    }
+}
+
+/// Writes the registers kept in the warp state from their allocas.
+fn store_saved_regs(g: &mut Gen, reg_bits: &[u32], reg_offsets: &[usize]) {
+    for (i, b) in reg_bits.iter().enumerate() {
+        if !g.saved(i) || g.regs_in_state {
+            continue;
+        }
+        let (mem, val) = g.saved_types(i, *b);
+        let v = g.load_scalar(&format!("r{i}"), &val);
+        let v = g.cast(&v, &val, &mem);
+        let p = g.state_ptr(reg_offsets[i], &mem);
+        g.line(&format!("store {mem} {v}, {mem}* {p}, align 4"));
+        if g.has_jump(i) {
+            let k = g.load_scalar(&format!("k{i}"), "i32");
+            let p = g.state_ptr(reg_offsets[i] + JUMP_AT, "i32");
+            g.line(&format!("store i32 {k}, i32* {p}"));
+        }
+    }
+}
+
+/// Values computed again rather than saved: the entry block's pure
+/// instructions, for every lane.
+fn recompute(g: &mut Gen, insts: &[Inst]) -> Result<(), crate::prepare::Unsupported> {
+    g.line(&format!("store <32 x i1> {}, <32 x i1>* %mask", sc(1, 1)));
+    for inst in insts {
+        let mut waited = false;
+        crate::lower::emit_inst(g, inst, false, &mut waited, None)?;
+    }
+    Ok(())
+}
+
 /// Warp functions smaller than this (bytes of LLVM IR text) are inlined
 /// into `wf_cta`.
 const INLINE_BELOW_BYTES: usize = 400_000;
 
 /// `wf_cta(states, env, state_bytes, running, fresh, codes)`: rounds of a
 /// CTA: each warp in the `*running` bit set runs until it finishes, waits
-/// or yields (`fresh[w]` non-zero on its first call, then cleared); its
-/// status goes to `codes[w]`. One call per round instead of one per warp,
-/// with the warp function inlined. When `release` (plain `bar.sync`
-/// barriers), a round that leaves every unfinished warp waiting with all
-/// its live lanes at one barrier releases it here and runs the next round
-/// (finished warps leave `*running`); any other outcome goes back to the
-/// driver with the round's codes. Returns 3 when the launch is cancelled.
+/// or yields (`fresh[w]` non-zero on its first call, then cleared; the
+/// warp also gets its previous code); its status goes to `codes[w]`. One
+/// call per round instead of one per warp, with the warp function inlined.
+/// When `release` (plain `bar.sync` barriers), a round that leaves every
+/// unfinished warp waiting with all its live lanes at one barrier releases
+/// it here and runs the next round (finished warps leave `*running`); any
+/// other outcome goes back to the driver with the round's codes, lean
+/// barrier exits first turned into the general form. Returns 3 when the
+/// launch is cancelled.
 fn cta_fn(release: bool) -> String {
-    let release_check = if release {
-        format!(
-            "  %lp = getelementptr i8, i8* %st, i64 {live}
+    let (check, back) = if release {
+        (
+            format!(
+                "  %is_lean = icmp uge i32 %code, {lean}
+  br i1 %is_lean, label %chk_lean, label %chk_gen
+chk_lean:
+  %lme = sub i32 %code, {lean}
+  br label %next
+chk_gen:
+  %lp = getelementptr i8, i8* %st, i64 {live}
   %lpi = bitcast i8* %lp to i32*
   %lv = load i32, i32* %lpi
   %wp = getelementptr i8, i8* %st, i64 {wait}
@@ -1567,32 +1668,104 @@ fn cta_fn(release: bool) -> String {
   %spi = bitcast i8* %sp to i32*
   %sv = load i32, i32* %spi
   %all_there = icmp eq i32 %wv, %lv
-  %one_site = icmp ne i32 %sv, -1
-  %no_site_yet = icmp eq i32 %site, 0
-  %same_site = icmp eq i32 %sv, %site
-  %site_ok = or i1 %no_site_yet, %same_site
-  %c1 = and i1 %all_there, %one_site
-  %c2 = and i1 %c1, %site_ok
   %is_bar = icmp eq i32 %code, 1
+  %gbar = and i1 %all_there, %is_bar
+  %gme = select i1 %gbar, i32 %sv, i32 -1
+  br label %next
+next:
+  %me = phi i32 [ %lme, %chk_lean ], [ %gme, %chk_gen ]
+  %one_site = icmp ne i32 %me, -1
+  %no_site_yet = icmp eq i32 %site, 0
+  %same_site = icmp eq i32 %me, %site
+  %site_ok = or i1 %no_site_yet, %same_site
+  %bar_ok = and i1 %one_site, %site_ok
   %is_fin = icmp eq i32 %code, 0
-  %bar_ok = and i1 %is_bar, %c2
   %fine = or i1 %bar_ok, %is_fin
   %ok1 = and i1 %ok, %fine
-  %site1 = select i1 %bar_ok, i32 %sv, i32 %site
+  %site1 = select i1 %bar_ok, i32 %me, i32 %site
   %finbit = shl i32 1, %w
   %fin_add = select i1 %is_fin, i32 %finbit, i32 0
   %fin1 = or i32 %fin, %fin_add
 ",
-            live = state::LIVE,
-            wait = state::WAIT_BAR,
-            site = state::BAR_SITE
+                lean = BAR_CODE,
+                live = state::LIVE,
+                wait = state::WAIT_BAR,
+                site = state::BAR_SITE
+            ),
+            // Lean exits in the general form the driver reads: every live
+            // lane waits at the barrier, its next block recorded.
+            format!(
+                "back:
+  br label %conv
+conv:
+  %ctodo = phi i32 [ %running, %back ], [ %ctodo1, %conv_next ]
+  %cnone = icmp eq i32 %ctodo, 0
+  br i1 %cnone, label %back2, label %conv_body
+conv_body:
+  %cw = call i32 @llvm.cttz.i32(i32 %ctodo, i1 true)
+  %cw64 = zext i32 %cw to i64
+  %ccp = getelementptr i32, i32* %codes, i64 %cw64
+  %cc = load i32, i32* %ccp
+  %clean = icmp uge i32 %cc, {lean}
+  br i1 %clean, label %conv_do, label %conv_next
+conv_do:
+  %coff = mul i64 %cw64, %sb
+  %cst = getelementptr i8, i8* %states, i64 %coff
+  %clp = getelementptr i8, i8* %cst, i64 {live}
+  %clpi = bitcast i8* %clp to i32*
+  %clv = load i32, i32* %clpi
+  %crp = getelementptr i8, i8* %cst, i64 {resume}
+  %crpi = bitcast i8* %crp to i32*
+  %cra = load i32, i32* %crpi
+  %cat = sub i32 %cra, 1
+  %cati = insertelement <32 x i32> undef, i32 %cat, i32 0
+  %cats = shufflevector <32 x i32> %cati, <32 x i32> undef, <32 x i32> zeroinitializer
+  %clm = bitcast i32 %clv to <32 x i1>
+  %cnext = select <32 x i1> %clm, <32 x i32> %cats, <32 x i32> {done}
+  %cnp = bitcast i8* %cst to <32 x i32>*
+  store <32 x i32> %cnext, <32 x i32>* %cnp, align 4
+  %cme = sub i32 %cc, {lean}
+  %cwp = getelementptr i8, i8* %cst, i64 {wait}
+  %cwpi = bitcast i8* %cwp to i32*
+  store i32 %clv, i32* %cwpi
+  %csp = getelementptr i8, i8* %cst, i64 {site}
+  %cspi = bitcast i8* %csp to i32*
+  store i32 %cme, i32* %cspi
+  %ccl = getelementptr i8, i8* %cst, i64 {coll}
+  %ccli = bitcast i8* %ccl to i32*
+  store i32 0, i32* %ccli
+  %cpm = getelementptr i8, i8* %cst, i64 {pick}
+  %cpmi = bitcast i8* %cpm to i32*
+  store i32 0, i32* %cpmi
+  store i32 1, i32* %ccp
+  br label %conv_next
+conv_next:
+  %cdec = sub i32 %ctodo, 1
+  %ctodo1 = and i32 %ctodo, %cdec
+  br label %conv
+back2:
+",
+                lean = BAR_CODE,
+                live = state::LIVE,
+                resume = state::RESUME_AT,
+                wait = state::WAIT_BAR,
+                site = state::BAR_SITE,
+                coll = state::WAIT_COLL,
+                pick = state::PICK_MAX,
+                done = sc(32, u64::from(DONE)),
+            ),
         )
     } else {
-        "  %ok1 = and i1 %ok, false
+        (
+            "  br label %next
+next:
+  %ok1 = and i1 %ok, false
   %site1 = add i32 %site, 0
   %fin1 = add i32 %fin, 0
 "
-        .to_string()
+            .to_string(),
+            "back:\n".to_string(),
+        )
     };
     format!(
         "define i32 @wf_cta(i8* %states, i64* %env, i64 %sb, i32* %runp, i32* %fresh, i32* %codes) #0 {{
@@ -1615,13 +1788,14 @@ loop:
   %fp = getelementptr i32, i32* %fresh, i64 %w64
   %fl = load i32, i32* %fp
   store i32 0, i32* %fp
-  %code = call i32 @wf_warp(i8* %st, i64* %env, i32 %w, i32 %fl)
   %cp = getelementptr i32, i32* %codes, i64 %w64
+  %prev = load i32, i32* %cp
+  %code = call i32 @wf_warp(i8* %st, i64* %env, i32 %w, i32 %fl, i32 %prev)
   store i32 %code, i32* %cp
   %stop = icmp eq i32 %code, 3
-  br i1 %stop, label %cancelled, label %next
-next:
-{release_check}  %dec = sub i32 %todo, 1
+  br i1 %stop, label %cancelled, label %classify
+classify:
+{check}  %dec = sub i32 %todo, 1
   %todo1 = and i32 %todo, %dec
   %more = icmp ne i32 %todo1, 0
   br i1 %more, label %loop, label %after
@@ -1644,8 +1818,7 @@ release:
   %rtodo1 = and i32 %rtodo, %rdec
   %rmore = icmp ne i32 %rtodo1, 0
   br i1 %rmore, label %release, label %round
-back:
-  store i32 %running, i32* %runp
+{back}  store i32 %running, i32* %runp
   ret i32 0
 cancelled:
   ret i32 3

@@ -1430,6 +1430,20 @@ pub(crate) fn emit_inst(
             let (w, all) = (g.t(), g.t());
             g.line(&format!("{w} = or i32 {wb2}, {wc}"));
             g.line(&format!("{all} = icmp eq i32 {w}, {live}"));
+            if g.lean_barriers && g.cur_convergent && pred.is_none() {
+                // All live lanes here and none waiting elsewhere (the
+                // case in a convergent block; checked, it costs little):
+                // the lean exit.
+                let (before, idle, whole, lean) = (g.t(), g.t(), g.t(), g.t());
+                g.line(&format!("{before} = or i32 {wb}, {wc}"));
+                g.line(&format!("{idle} = icmp eq i32 {before}, 0"));
+                g.line(&format!("{whole} = icmp eq i32 {eb}, {live}"));
+                g.line(&format!("{lean} = and i1 {idle}, {whole}"));
+                g.line(&format!("store i32 {me}, i32* %bar_me"));
+                let general = g.label("bar_general");
+                g.line(&format!("br i1 {lean}, label %leave_bar, label %{general}"));
+                g.emit_label(&general);
+            }
             g.line(&format!("br i1 {all}, label %leave, label %dispatch"));
             *waited = true;
         }

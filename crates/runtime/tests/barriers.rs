@@ -1,0 +1,74 @@
+//! Barriers where the compiled backend leaves a warp through its lean exit
+//! (a whole warp at a plain barrier) and where it has to hand such a warp
+//! to the general protocol: warps at different barriers, warps with exited
+//! lanes, and a warp paused in a long loop while the others wait.
+
+use warpfold::{Arg, Backend, Device, Module};
+
+fn module(dev: &Device) -> Module {
+    dev.load_ptx_named(include_str!("kernels/barriers.ptx"), "barriers.ptx")
+        .expect("loads")
+}
+
+const BACKENDS: [Backend; 2] = [Backend::Cpu, Backend::Interp];
+
+#[test]
+fn whole_warps_at_different_barriers_are_reported() {
+    for backend in BACKENDS {
+        let dev = Device::new().with_backend(backend);
+        let out = dev.buffer_zeroed(64 * 4).unwrap();
+        let e = module(&dev)
+            .kernel("warp_split_barrier")
+            .unwrap()
+            .launch([1, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("different barriers"), "{backend:?}: {e}");
+    }
+}
+
+#[test]
+fn a_warp_with_exited_lanes_goes_through_rounds_of_barriers() {
+    let expect: Vec<u32> = (0..64)
+        .map(|t| {
+            if t < 40 {
+                (t + 4) % 40 + 4 + 1000 * (t % 4)
+            } else {
+                0
+            }
+        })
+        .collect();
+    for backend in BACKENDS {
+        let dev = Device::new().with_backend(backend);
+        let out = dev.buffer_zeroed(64 * 4).unwrap();
+        module(&dev)
+            .kernel("partial_warp_rounds")
+            .unwrap()
+            .launch([2, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        assert_eq!(out.to_vec::<u32>().unwrap(), expect, "{backend:?}");
+    }
+}
+
+#[test]
+fn a_warp_paused_in_a_long_loop_joins_the_barrier_later() {
+    let n: u32 = 200_000;
+    let sum = (0..n).fold(0u32, |a, i| a.wrapping_add(i));
+    let expect: Vec<u32> = (0..64u32)
+        .map(|t| match t {
+            24..=31 => 0,
+            0..=23 => sum.wrapping_add(1000 * (t % 4)),
+            _ => 1000 * (t % 4),
+        })
+        .collect();
+    for backend in BACKENDS {
+        let dev = Device::new().with_backend(backend);
+        let out = dev.buffer_zeroed(64 * 4).unwrap();
+        module(&dev)
+            .kernel("late_warp")
+            .unwrap()
+            .launch([3, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out), Arg::U32(n)])
+            .unwrap();
+        assert_eq!(out.to_vec::<u32>().unwrap(), expect, "{backend:?}");
+    }
+}
