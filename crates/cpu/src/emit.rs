@@ -124,8 +124,13 @@ pub(crate) struct Gen<'a> {
     pub(crate) float_reg: Vec<Option<Ty>>,
     /// Current block id (for collective waits).
     pub(crate) cur_id: u32,
-    /// Backward-jump targets that first check for cancellation.
-    pub(crate) checks: Vec<(String, u32)>,
+    /// Backward-jump targets that first check for cancellation (and
+    /// whether a yield there resumes with the earliest lanes).
+    pub(crate) checks: Vec<(String, u32, bool)>,
+    /// Per block: see `LaneForms::earliest_after_yield`.
+    earliest: Vec<bool>,
+    /// The block being emitted is one of those.
+    cur_earliest: bool,
     /// Registers live across blocks are kept in the warp state (large
     /// kernels), not in allocas.
     pub(crate) regs_in_state: bool,
@@ -228,7 +233,7 @@ impl<'a> Gen<'a> {
             return format!("B{id}");
         }
         let l = self.label("loopchk");
-        self.checks.push((l.clone(), id));
+        self.checks.push((l.clone(), id, self.cur_earliest));
         l
     }
 
@@ -1062,7 +1067,7 @@ pub fn emit(
     }
     let state_bytes = off;
     let liveness = crate::uniform::liveness(p);
-    let forms = crate::lanes::lane_forms(m, p, shape, &liveness.at_entry);
+    let forms = crate::lanes::lane_forms(m, p, shape, &liveness);
     let mut g = Gen {
         m,
         p,
@@ -1075,6 +1080,8 @@ pub fn emit(
         jumps: forms.jumps,
         convergent: forms.convergent,
         cur_convergent: false,
+        earliest: forms.earliest_after_yield,
+        cur_earliest: false,
         shape,
         live: liveness.anywhere,
         remat: Vec::new(),
@@ -1425,6 +1432,7 @@ pub fn emit(
     for (id, bid) in p.order.iter().enumerate() {
         g.cur_id = id as u32;
         g.cur_convergent = g.convergent[bid.0 as usize];
+        g.cur_earliest = g.earliest[bid.0 as usize];
         g.emit_label(&format!("B{id}"));
         let block = &f.blocks[*bid];
         if let Some((op, d)) = red_after.get(bid) {
@@ -1467,16 +1475,21 @@ pub fn emit(
     }
 
     // Loops check for cancellation (the watchdog) on their way back.
-    for (l, id) in std::mem::take(&mut g.checks) {
+    for (l, id, earliest) in std::mem::take(&mut g.checks) {
         g.emit_label(&l);
         // After many trips round loops the warp yields, so warps that wait
-        // on each other through memory all make progress.
+        // on each other through memory all make progress; its next turn
+        // goes to its latest lanes (which a spinning lane may wait for),
+        // except where lanes must meet first (see `lanes`).
         let y = g.label("yield");
         g.poll(&format!("B{id}"), &y);
         g.emit_label(&y);
         crate::lower::set_next(&mut g, &sc(32, u64::from(id)));
         g.line("store i1 true, i1* %yielded");
-        g.line("store i32 1, i32* %pick_max");
+        g.line(&format!(
+            "store i32 {}, i32* %pick_max",
+            u32::from(!earliest)
+        ));
         g.line("br label %leave");
     }
     g.emit_label("cancelled");
@@ -1546,6 +1559,14 @@ pub fn emit(
     ir.push_str("target datalayout = \"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128\"\n");
     ir.push_str("target triple = \"x86_64-unknown-linux-gnu\"\n\n");
     ir.push_str(DECLS);
+    // The windows of strided narrow loads (`lower::load_strided`).
+    for (bits, f) in (2..=8).flat_map(|f| [(8, f), (16, f)]).chain([(32, 2)]) {
+        let n = W * f;
+        let _ = writeln!(
+            ir,
+            "declare <{n} x i{bits}> @llvm.masked.load.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>*, i32, <{n} x i1>, <{n} x i{bits}>)"
+        );
+    }
     let allocas = std::mem::take(&mut g.allocas);
     // The warp function is inlined into the round loop when small (saves a
     // call per warp); a large one stays a function of its own, where the

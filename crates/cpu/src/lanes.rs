@@ -26,7 +26,7 @@
 //! jump) with one scalar comparison instead of comparing 32 addresses.
 
 use crate::prepare::Prepared;
-use crate::uniform::{defs, partial_def, uniform_operands, uses};
+use crate::uniform::{defs, partial_def, uniform_operands, uses, Liveness};
 use warpfold_ir::*;
 
 /// The value of lane i is lane 0's value + i * `stride` + (i / `width`) *
@@ -118,6 +118,9 @@ pub struct LaneForms {
     /// Per block (by index): every live lane runs it together (see
     /// `Cfg::convergent`).
     pub convergent: Vec<bool>,
+    /// Per block: a yield on its way back round a loop must hand the turn
+    /// to the earliest lanes, not the latest (see `Cfg::meets`).
+    pub earliest_after_yield: Vec<bool>,
 }
 
 /// The block shape a kernel is compiled for.
@@ -283,9 +286,9 @@ fn at_width(a: Opnd, rb: u32, bits: u32) -> Option<Opnd> {
 /// then each write gives every lane the same formula. Which blocks are
 /// convergent depends on which branch conditions are uniform, hence the
 /// iteration.
-/// `at_entry`: registers some lane may read before writing them (see
-/// `uniform::liveness`).
-pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape, at_entry: &[bool]) -> LaneForms {
+/// `liveness`: which registers are live where (see `uniform::liveness`).
+pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape, liveness: &Liveness) -> LaneForms {
+    let at_entry = &liveness.at_entry;
     let f = &p.func;
     let n = f.regs.len();
     let reg_bits: Vec<u32> = f
@@ -299,6 +302,7 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape, at_entry: &[bool]) -> 
             forms: vec![None; n],
             jumps,
             convergent: vec![false; f.blocks.len()],
+            earliest_after_yield: vec![false; f.blocks.len()],
         };
     };
     let cfg = Cfg::new(f, entry);
@@ -343,6 +347,7 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape, at_entry: &[bool]) -> 
             check(*pred, b.insts.len());
         }
     }
+    let parks = cfg.parking(f, p, &liveness.live_in);
     let mut lat = vec![Lat::Top; n];
     let uniform_in = |lat: &[Lat], r: Reg| match lat[r.0 as usize] {
         Lat::Top => true,
@@ -350,7 +355,7 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape, at_entry: &[bool]) -> 
         Lat::Bottom => false,
     };
     let convergent = loop {
-        let conv = cfg.convergent(f, p, &|r: Reg| uniform_in(&lat, r));
+        let conv = cfg.convergent(f, p, &parks, &|r: Reg| uniform_in(&lat, r));
         let mut changed = false;
         for r in 0..n {
             if lat[r] == Lat::Bottom {
@@ -418,10 +423,12 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape, at_entry: &[bool]) -> 
             jumps[r] = from;
         }
     }
+    let earliest_after_yield = cfg.earliest_regions(f, &parks, &convergent);
     LaneForms {
         forms,
         jumps,
         convergent,
+        earliest_after_yield,
     }
 }
 
@@ -773,7 +780,18 @@ impl Cfg {
     /// from the branch, and hold no loop: no group can get past the meeting
     /// point before the other arrives, and without a backward jump no yield
     /// can hand the turn to the latest lanes.
-    fn convergent(&self, f: &Function, p: &Prepared, uniform: &dyn Fn(Reg) -> bool) -> Vec<bool> {
+    ///
+    /// Lanes that leave by a divergent branch for a parking block (see
+    /// `parking`) are set aside as well: the blocks the others run until
+    /// they get there count as convergent too (the lanes of a grid-stride
+    /// loop, say, which leave it one by one for the block after it).
+    fn convergent(
+        &self,
+        f: &Function,
+        p: &Prepared,
+        parks: &[Option<usize>],
+        uniform: &dyn Fn(Reg) -> bool,
+    ) -> Vec<bool> {
         let nb = self.succs.len();
         let id = |b: usize| p.id_of[b];
         let entry = p.order[0].0 as usize;
@@ -791,9 +809,13 @@ impl Cfg {
                 let by_edges = self.preds[b].iter().all(|&x| {
                     conv[x]
                         && (!divergent(x)
-                            || self.succs[x].iter().all(|&s| s == b || self.exit_only[s]))
+                            || self.succs[x].iter().all(|&s| {
+                                s == b || self.exit_only[s] || parks[x] == Some(self.through(f, s))
+                            }))
                 });
-                let ok = by_edges || (b != entry && self.rejoins(b, &conv, &divergent, &id));
+                let ok = by_edges
+                    || (b != entry && self.rejoins(b, &conv, &divergent, &id))
+                    || self.meets(f, b, parks, &conv).is_some();
                 if !ok {
                     conv[b] = false;
                     changed = true;
@@ -803,6 +825,151 @@ impl Cfg {
                 return conv;
             }
         }
+    }
+
+    /// Per block ending in a branch: its immediate post-dominator `x` when
+    /// lanes that go there can wait there while the others run the rest
+    /// of the region between (blocks reachable from the branch without
+    /// passing `x`), with no effect on either: the region lies before `x`
+    /// in block order (the scheduler runs it first), `x` never leads back
+    /// into it (lanes that left never return to meet the others midway,
+    /// even when a yield lets the latest lanes run first), it holds no
+    /// warp collective or barrier (which would wait for the lanes at `x`)
+    /// and it writes no register live at `x` (so its writes need not keep
+    /// the waiting lanes' values).
+    fn parking(&self, f: &Function, p: &Prepared, live_in: &[Vec<bool>]) -> Vec<Option<usize>> {
+        let nb = self.succs.len();
+        let id = |b: usize| p.id_of[b];
+        let reach = |from: &[usize], stop: usize| -> Vec<bool> {
+            let mut seen = vec![false; nb];
+            let mut stack: Vec<usize> = from.iter().copied().filter(|&s| s != stop).collect();
+            while let Some(b) = stack.pop() {
+                if seen[b] {
+                    continue;
+                }
+                seen[b] = true;
+                stack.extend(self.succs[b].iter().copied().filter(|&s| s != stop));
+            }
+            seen
+        };
+        (0..nb)
+            .map(|d| {
+                if self.succs[d].len() != 2 || !self.dom.reachable(d) {
+                    return None;
+                }
+                let x = self.pdom.idom_of(d).filter(|&x| x < nb)?;
+                // Lanes go on through blocks that only jump.
+                let x = self.through(f, x);
+                let region = self.region(d, x);
+                let after_x = reach(&self.succs[x], nb);
+                let fits = (0..nb).filter(|&b| region[b]).all(|b| {
+                    id(b) < id(x)
+                        && !after_x[b]
+                        && f.blocks[BlockId(b as u32)].insts.iter().all(|i| {
+                            !is_collective(&i.kind)
+                                && defs(&i.kind).iter().all(|r| !live_in[x][r.0 as usize])
+                        })
+                });
+                fits.then_some(x)
+            })
+            .collect()
+    }
+
+    /// Where lanes sent to block `s` end up before running an instruction:
+    /// through blocks that only jump on.
+    fn through(&self, f: &Function, mut s: usize) -> usize {
+        for _ in 0..self.succs.len() {
+            match self.transparent(f, s) {
+                Some(t) => s = t,
+                None => break,
+            }
+        }
+        s
+    }
+
+    /// The target of block `b` when it only jumps there.
+    fn transparent(&self, f: &Function, b: usize) -> Option<usize> {
+        let blk = &f.blocks[BlockId(b as u32)];
+        match (&blk.term, self.succs[b].as_slice()) {
+            (Some(Terminator::Jump(_)), [t])
+                if blk.insts.iter().all(|i| matches!(i.kind, InstKind::Nop)) =>
+            {
+                Some(*t)
+            }
+            _ => None,
+        }
+    }
+
+    /// The region between a convergent divergent branch `d` and its
+    /// parking block `b` when every lane that was at `d` meets at `b`
+    /// before `b` runs: the region is entered only through `d`, every block
+    /// of it is convergent (every lane in it runs together, so no
+    /// dispatcher) and no branch in it depends on memory (its lanes never
+    /// wait for lanes elsewhere). Then the scheduler, earliest block first,
+    /// runs the region to its end before `b`, also after a yield, which
+    /// there hands the turn to the earliest lanes (see
+    /// `earliest_after_yield`): `b` runs with every lane.
+    fn meets(
+        &self,
+        f: &Function,
+        b: usize,
+        parks: &[Option<usize>],
+        conv: &[bool],
+    ) -> Option<Vec<bool>> {
+        let nb = self.succs.len();
+        // The branch whose lanes meet here dominates every way in.
+        let d = self.dom.idom_of(b)?;
+        if parks[d] != Some(b) || !conv[d] {
+            return None;
+        }
+        let region = self.region(d, b);
+        let inside = |x: usize| region[x] || x == d;
+        // (A loop that is itself the branch is entered from outside only
+        // at `d`, which is convergent: by every lane at once.)
+        let entered_from_d = (0..nb)
+            .filter(|&x| region[x] && x != d)
+            .all(|x| self.preds[x].iter().all(|&y| inside(y)));
+        let members_fit = (0..nb)
+            .filter(|&x| region[x])
+            .all(|x| conv[x] || self.transparent(f, x).is_some());
+        let fits = entered_from_d
+            && members_fit
+            && self.preds[b].iter().all(|&y| inside(y))
+            && progressive(f, &region);
+        fits.then_some(region)
+    }
+
+    /// Blocks reachable from `d`'s successors without passing `x`.
+    fn region(&self, d: usize, x: usize) -> Vec<bool> {
+        let nb = self.succs.len();
+        let mut seen = vec![false; nb];
+        let mut stack: Vec<usize> = self.succs[d].iter().copied().filter(|&s| s != x).collect();
+        while let Some(b) = stack.pop() {
+            if seen[b] {
+                continue;
+            }
+            seen[b] = true;
+            stack.extend(self.succs[b].iter().copied().filter(|&s| s != x));
+        }
+        seen
+    }
+
+    /// Blocks where a yield resumes with the earliest lanes: the regions
+    /// of the meeting points (see `meets`).
+    fn earliest_regions(&self, f: &Function, parks: &[Option<usize>], conv: &[bool]) -> Vec<bool> {
+        let nb = self.succs.len();
+        let mut out = vec![false; f.blocks.len()];
+        for b in 0..nb {
+            if !conv[b] {
+                continue;
+            }
+            if let Some(region) = self.meets(f, b, parks, conv) {
+                for x in 0..nb {
+                    out[x] |= region[x];
+                }
+            }
+        }
+        out
     }
 
     /// Whether block `b` is where the two sides of a divergent branch in a
@@ -1017,5 +1184,80 @@ mod tests {
         let t = at_width(Opnd::Reg(j), 64, 32).unwrap().lanes(32);
         assert_eq!(t, Lanes::affine(4, 1));
         assert!(add(j, j, 64).is_none());
+    }
+}
+
+/// Warp collectives and barriers: they wait for lanes that are elsewhere.
+fn is_collective(k: &InstKind) -> bool {
+    matches!(
+        k,
+        InstKind::Shfl { .. }
+            | InstKind::Vote { .. }
+            | InstKind::Match { .. }
+            | InstKind::Redux { .. }
+            | InstKind::WarpSync { .. }
+            | InstKind::Bar { .. }
+    )
+}
+
+/// Whether no branch in `region` depends on memory or the clock: its lanes
+/// leave it whatever other lanes do. Registers written there from memory
+/// (or from such registers) are tainted; no branch may test one.
+fn progressive(f: &Function, region: &[bool]) -> bool {
+    let n = f.regs.len();
+    let mut tainted = vec![false; n];
+    let blocks: Vec<&Block> = (0..region.len())
+        .filter(|&b| region[b])
+        .map(|b| &f.blocks[BlockId(b as u32)])
+        .collect();
+    loop {
+        let mut changed = false;
+        for b in &blocks {
+            for i in &b.insts {
+                let from_memory = !pure(&i.kind) || uses(i).iter().any(|r| tainted[r.0 as usize]);
+                if from_memory {
+                    for d in defs(&i.kind) {
+                        if !tainted[d.0 as usize] {
+                            tainted[d.0 as usize] = true;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    blocks.iter().all(|b| match &b.term {
+        Some(Terminator::Branch { pred, .. }) => !tainted[pred.0 as usize],
+        _ => true,
+    })
+}
+
+/// Instructions whose results depend only on their operands.
+fn pure(k: &InstKind) -> bool {
+    match k {
+        InstKind::ReadSpecial { sreg, .. } => !matches!(
+            sreg,
+            Special::Clock | Special::Clock64 | Special::GlobalTimer
+        ),
+        InstKind::Mov { .. }
+        | InstKind::AddrOf { .. }
+        | InstKind::Int { .. }
+        | InstKind::Carry { .. }
+        | InstKind::Float { .. }
+        | InstKind::Setp { .. }
+        | InstKind::Set { .. }
+        | InstKind::Selp { .. }
+        | InstKind::Slct { .. }
+        | InstKind::PredOp { .. }
+        | InstKind::Testp { .. }
+        | InstKind::Cvt { .. }
+        | InstKind::IsSpace { .. }
+        | InstKind::Cvta { .. }
+        | InstKind::Pack { .. }
+        | InstKind::Nop => true,
+        _ => false,
     }
 }

@@ -86,8 +86,8 @@ pub fn compile(
     // Blocks every live lane runs together keep their warp collectives
     // inline; finding them needs the kernel split everywhere first.
     let split = prepare::prepare(m, kernel, &|_| true)?;
-    let at_entry = uniform::liveness(&split).at_entry;
-    let convergent = lanes::lane_forms(m, &split, shape, &at_entry).convergent;
+    let liveness = uniform::liveness(&split);
+    let convergent = lanes::lane_forms(m, &split, shape, &liveness).convergent;
     let p = prepare::prepare(m, kernel, &|b| {
         !convergent.get(b.0 as usize).copied().unwrap_or(false)
     })?;

@@ -429,6 +429,23 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.emit_label(&lf);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lg);
+    // Narrow elements have no hardware gather: one of each 32-bit word
+    // (a byte of each `int`, say) is worth its own test.
+    let mut words = None;
+    if bits < 32 {
+        let f = 4 / size;
+        let (_, every) = contiguous(g, h, 4, exec);
+        let (ls, lo) = (g.label("ld_words"), g.label("ld_other"));
+        g.line(&format!("br i1 {every}, label %{ls}, label %{lo}"));
+        g.emit_label(&ls);
+        let v = load_strided(g, &h0, f, bits, exec);
+        let ld = g.label("ld_wdone");
+        g.line(&format!("br label %{ld}"));
+        g.emit_label(&ld);
+        g.line(&format!("br label %{lj}"));
+        g.emit_label(&lo);
+        words = Some((v, ld, lo));
+    }
     // Not consecutive: half-warp broadcasts, half-warp rows or a gather,
     // out of line (one copy per element size keeps kernels small).
     g.slow_loads.insert(bits);
@@ -440,8 +457,13 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
     let v = g.t();
+    // The gather's block: after the word test when there is one.
+    let (lw, from_words) = match &words {
+        Some((w, ld, lo)) => (lo.clone(), format!(", [ {w}, %{ld} ]")),
+        None => (lg.clone(), String::new()),
+    };
     g.line(&format!(
-        "{v} = phi {} [ {v0}, %{lf} ], [ {v2}, %{lg} ]",
+        "{v} = phi {} [ {v0}, %{lf} ], [ {v2}, %{lw} ]{from_words}",
         vt(bits)
     ));
     v
@@ -592,8 +614,10 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
     let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
         return load_per_lane(g, addr, space, ty, dsts, exec, load_elems);
     };
-    // Known consecutive (or one address): no test; else known positions.
-    let index = if direct(&l, &k, bits / 8) {
+    // Known consecutive (or one address): no test; else every f-th
+    // element of a window; else known positions.
+    let stride = strided(&l, bits);
+    let index = if direct(&l, &k, bits / 8) || stride.is_some() {
         None
     } else {
         match element_index(&l, bits) {
@@ -604,11 +628,12 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
     let split = split_on_jump(g, &k);
     for (i, d) in dsts.iter().enumerate() {
         let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
-        let v = match &index {
-            Some(idx) => gather_from(g, &hi, idx, bits, exec),
-            None if l.extra != 0 => load_rows(g, &hi, &l, bits, exec),
-            None if l.stride == 0 => load_broadcast(g, &hi, bits, exec),
-            None => load_contig(g, &hi, bits, exec),
+        let v = match (&index, stride) {
+            (Some(idx), _) => gather_from(g, &hi, idx, bits, exec),
+            (None, Some(f)) => load_strided(g, &hi, f, bits, exec),
+            _ if l.extra != 0 => load_rows(g, &hi, &l, bits, exec),
+            _ if l.stride == 0 => load_broadcast(g, &hi, bits, exec),
+            _ => load_contig(g, &hi, bits, exec),
         };
         if let Some(d) = d {
             g.set(*d, &v, bits, ty.is_signed(), exec);
@@ -617,6 +642,76 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
     rejoin_after_jump(g, split, |g| {
         load_per_lane(g, addr, space, ty, dsts, exec, gather_elems)
     })
+}
+
+/// The factor `f` when the lanes of form `l` read every `f`-th element
+/// of one window of `32 f` elements, and one masked vector load of the
+/// window and a shuffle beat a gather: narrow elements (no hardware
+/// gather; a byte of each `int`, say) up to `f` = 8, and pairs of 32-bit
+/// elements (the real parts of complex numbers, say).
+fn strided(l: &Lanes, bits: u32) -> Option<u32> {
+    let size = i64::from(bits / 8);
+    if l.extra != 0 || l.jump != 0 || l.stride <= size || l.stride % size != 0 {
+        return None;
+    }
+    let f = u32::try_from(l.stride / size).ok()?;
+    let fits = match bits {
+        8 | 16 => f <= 8,
+        32 => f == 2,
+        _ => false,
+    };
+    fits.then_some(f)
+}
+
+/// Every `f`-th element of the window at `h0`, for the lanes of `exec`:
+/// a masked load of only the elements the lanes read (so nothing past
+/// the last one is touched), then a shuffle.
+fn load_strided(g: &mut Gen, h0: &str, f: u32, bits: u32, exec: &str) -> String {
+    let n = W * f;
+    let size = bits / 8;
+    let spread: Vec<String> = (0..n)
+        .map(|j| format!("i32 {}", if j % f == 0 { j / f } else { W }))
+        .collect();
+    let m = g.def(&format!(
+        "shufflevector <32 x i1> {exec}, <32 x i1> zeroinitializer, <{n} x i32> <{}>",
+        spread.join(", ")
+    ));
+    let p = g.def(&format!("inttoptr i64 {h0} to <{n} x i{bits}>*"));
+    // With every lane on, a plain load (masked ones defeat the hardware
+    // prefetchers) when the bytes past the last element read are on its
+    // page, so mapped.
+    let eb = g.bits_of_mask(exec);
+    let full = g.def(&format!("icmp eq i32 {eb}, -1"));
+    let last = g.def(&format!("add i64 {h0}, {}", (W - 1) * f * size));
+    let end = g.def(&format!("add i64 {h0}, {}", n * size - 1));
+    let pages = g.def(&format!("xor i64 {last}, {end}"));
+    let one_page = g.def(&format!("icmp ult i64 {pages}, 4096"));
+    let plain = g.def(&format!("and i1 {full}, {one_page}"));
+    let (lp, lm, lj) = (
+        g.label("sl_plain"),
+        g.label("sl_masked"),
+        g.label("sl_join"),
+    );
+    g.line(&format!("br i1 {plain}, label %{lp}, label %{lm}"));
+    g.emit_label(&lp);
+    let w0 = g.def(&format!(
+        "load <{n} x i{bits}>, <{n} x i{bits}>* {p}, align {size}"
+    ));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lm);
+    let w1 = g.def(&format!(
+        "call <{n} x i{bits}> @llvm.masked.load.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>* {p}, i32 {size}, <{n} x i1> {m}, <{n} x i{bits}> undef)"
+    ));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
+    let win = g.def(&format!(
+        "phi <{n} x i{bits}> [ {w0}, %{lp} ], [ {w1}, %{lm} ]"
+    ));
+    let pick: Vec<String> = (0..W).map(|i| format!("i32 {}", i * f)).collect();
+    g.def(&format!(
+        "shufflevector <{n} x i{bits}> {win}, <{n} x i{bits}> undef, <32 x i32> <{}>",
+        pick.join(", ")
+    ))
 }
 
 /// A store of `srcs` to `[addr]`, as `load`.
@@ -1207,9 +1302,13 @@ pub(crate) fn emit_inst(
                     // Shared memory belongs to the CTA, which one worker
                     // runs: plain read-modify-write, no locked instruction.
                     let private = *space == Space::Shared;
-                    g.lane_loop(&[h, x, y], 3, Some(&exec), |g, xs| {
-                        inline_atomic(g, rmw, n, xs, private)
-                    })
+                    if private {
+                        private_atomic(g, rmw, n, [h, x, y], &exec)
+                    } else {
+                        g.lane_loop(&[h, x, y], 3, Some(&exec), |g, xs| {
+                            inline_atomic(g, rmw, n, xs, private)
+                        })
+                    }
                 }
                 None => g.call_lanes(Helper::Atom, inst.kind.clone(), &[h, x, y], Some(&exec)),
             };
@@ -2184,6 +2283,47 @@ fn atomic_rmw(op: AtomOp, ty: Ty) -> Option<Rmw> {
 /// One lane's atomic: `xs` = address, operand, compare-operand (i64 each);
 /// gives the old value as i64. `private`: memory only this thread touches
 /// (a plain load, compute, store).
+/// A shared-memory atomic for the lanes of `exec`, in lane order, on the
+/// lanes' `[address, a, b]` (`<32 x i64>` each): with every lane on,
+/// straight-line code per lane (a histogram's bins cost a few
+/// instructions each); otherwise the compact lane loop.
+fn private_atomic(g: &mut Gen, rmw: Rmw, bits: u32, args: [String; 3], exec: &str) -> String {
+    let eb = g.bits_of_mask(exec);
+    let full = g.def(&format!("icmp eq i32 {eb}, -1"));
+    let (lu, ll, lj) = (
+        g.label("atom_all"),
+        g.label("atom_some"),
+        g.label("atom_join"),
+    );
+    g.line(&format!("br i1 {full}, label %{lu}, label %{ll}"));
+    g.emit_label(&lu);
+    let mut acc = "undef".to_string();
+    for i in 0..W {
+        let xs: Vec<String> = args
+            .iter()
+            .map(|a| g.def(&format!("extractelement <32 x i64> {a}, i32 {i}")))
+            .collect();
+        let r = inline_atomic(g, rmw, bits, &xs, true);
+        acc = g.def(&format!("insertelement <32 x i64> {acc}, i64 {r}, i32 {i}"));
+    }
+    let lue = g.label("atom_all_end");
+    g.line(&format!("br label %{lue}"));
+    g.emit_label(&lue);
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&ll);
+    let r = g.lane_loop(&args, 3, Some(exec), |g, xs| {
+        inline_atomic(g, rmw, bits, xs, true)
+    });
+    let lle = g.label("atom_some_end");
+    g.line(&format!("br label %{lle}"));
+    g.emit_label(&lle);
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
+    g.def(&format!(
+        "phi <32 x i64> [ {acc}, %{lue} ], [ {r}, %{lle} ]"
+    ))
+}
+
 fn inline_atomic(g: &mut Gen, rmw: Rmw, bits: u32, xs: &[String], private: bool) -> String {
     let it = format!("i{bits}");
     let ft = fty_of(if bits == 64 { Ty::F64 } else { Ty::F32 });

@@ -218,6 +218,8 @@ pub struct Liveness {
     /// Live on entry to the entry block: some lane may read it before
     /// writing it. Only these need the zero a fresh warp starts with.
     pub at_entry: Vec<bool>,
+    /// Per block (by index): the registers live on entry.
+    pub live_in: Vec<Vec<bool>>,
 }
 
 pub fn liveness(p: &Prepared) -> Liveness {
@@ -229,6 +231,7 @@ pub fn liveness(p: &Prepared) -> Liveness {
             Some(e) => live_in[e.0 as usize].clone(),
             None => vec![false; n],
         },
+        live_in,
     }
 }
 

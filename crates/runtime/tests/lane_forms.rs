@@ -382,3 +382,74 @@ fn lanes_whose_guard_is_off_take_no_part_in_a_shuffle() {
         }
     }
 }
+
+#[test]
+fn grid_stride_loops_keep_the_index_affine_while_lanes_leave() {
+    let n = 1000u32;
+    let input: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let want: Vec<u32> = (0..n).map(|i| (input[i as usize] & 255) + i).collect();
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let (out, inp) = (
+            dev.buffer_zeroed(n as usize * 4).unwrap(),
+            dev.buffer_from(&input).unwrap(),
+        );
+        kernel(&m, "gridbytes", backend, [64, 1, 1])
+            .launch(
+                [2, 1, 1],
+                [64, 1, 1],
+                0,
+                &[Arg::Buffer(&out), Arg::Buffer(&inp), Arg::U32(n)],
+            )
+            .unwrap();
+        assert_eq!(u32s(&out), want, "{backend:?}");
+    }
+}
+
+#[test]
+fn values_written_in_a_loop_lanes_leave_one_by_one_stay_per_lane() {
+    let n = 200u32;
+    let want: Vec<u32> = (0..32).map(|t| (t..n).step_by(32).count() as u32).collect();
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(32 * 4).unwrap();
+        kernel(&m, "tripcount", backend, [32, 1, 1])
+            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out), Arg::U32(n)])
+            .unwrap();
+        assert_eq!(u32s(&out), want, "{backend:?}");
+    }
+}
+
+#[test]
+fn lanes_meet_after_a_long_loop_even_across_a_yield() {
+    let sum = |t: u32| (0..700 * t).fold(0u32, |a, j| a.wrapping_add(j));
+    let want: Vec<u32> = (0..32).map(|t| sum((t + 1) % 32)).collect();
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(32 * 4).unwrap();
+        kernel(&m, "meetshfl", backend, [32, 1, 1])
+            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        assert_eq!(u32s(&out), want, "{backend:?}");
+    }
+}
+
+#[test]
+fn a_lock_holder_waiting_where_lanes_meet_gets_its_turn() {
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new()
+            .with_backend(backend)
+            .with_timeout(Some(std::time::Duration::from_secs(30)));
+        let m = module(&dev);
+        let (lock, counter) = (dev.buffer_zeroed(4).unwrap(), dev.buffer_zeroed(4).unwrap());
+        kernel(&m, "spinlock", backend, [64, 1, 1])
+            .launch(
+                [2, 1, 1],
+                [64, 1, 1],
+                0,
+                &[Arg::Buffer(&lock), Arg::Buffer(&counter)],
+            )
+            .unwrap();
+        assert_eq!(u32s(&counter), vec![128], "{backend:?}");
+    }
+}
