@@ -268,41 +268,82 @@ fn element_index(l: &Lanes, bits: u32) -> Option<String> {
 }
 
 /// A load whose rows of lanes (`l.width` each) read consecutive elements
-/// or one element each, from lane 0's address `h0`.
+/// or one element each, from lane 0's address `h0`: with every lane on,
+/// plain loads (no per-row tests, and the prefetchers see them).
 fn load_rows(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: &str) -> String {
+    let eb = g.bits_of_mask(exec);
+    let full = g.def(&format!("icmp eq i32 {eb}, -1"));
+    let (lf, lp, lj) = (
+        g.label("rows_all"),
+        g.label("rows_some"),
+        g.label("rows_join"),
+    );
+    g.line(&format!("br i1 {full}, label %{lf}, label %{lp}"));
+    g.emit_label(&lf);
+    let v0 = load_rows_with(g, h0, l, bits, None);
+    let lfe = g.label("rows_all_end");
+    g.line(&format!("br label %{lfe}"));
+    g.emit_label(&lfe);
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lp);
+    let v1 = load_rows_with(g, h0, l, bits, Some(exec));
+    let lpe = g.label("rows_some_end");
+    g.line(&format!("br label %{lpe}"));
+    g.emit_label(&lpe);
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
+    g.def(&format!(
+        "phi <32 x i{bits}> [ {v0}, %{lfe} ], [ {v1}, %{lpe} ]"
+    ))
+}
+
+/// `load_rows` for the lanes of `exec`, or for all lanes (`None`).
+fn load_rows_with(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: Option<&str>) -> String {
     let (w, size) = (l.width, bits / 8);
     let delta = i64::from(w) * l.stride + l.extra;
     let mut parts = Vec::new();
     for row in 0..W / w {
         let base = g.def(&format!("add i64 {h0}, {}", i64::from(row) * delta));
-        let m = g.def(&format!(
-            "shufflevector <32 x i1> {exec}, <32 x i1> undef, <{w} x i32> {}",
-            lanes_mask(row * w..(row + 1) * w)
-        ));
-        let v = if l.stride == 0 {
-            let mb = g.def(&format!("bitcast <{w} x i1> {m} to i{w}"));
-            let any = g.def(&format!("icmp ne i{w} {mb}, 0"));
-            let (ld, lj, from) = (g.label("row_one"), g.label("row_onej"), g.label("row_none"));
-            g.line(&format!("br i1 {any}, label %{ld}, label %{from}"));
-            g.emit_label(&from);
-            g.line(&format!("br label %{lj}"));
-            g.emit_label(&ld);
-            let p = g.def(&format!("inttoptr i64 {base} to i{bits}*"));
-            let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {size}"));
-            g.line(&format!("br label %{lj}"));
-            g.emit_label(&lj);
-            let x = g.def(&format!("phi i{bits} [ {x}, %{ld} ], [ 0, %{from} ]"));
-            let one = g.def(&format!(
-                "insertelement <{w} x i{bits}> undef, i{bits} {x}, i32 0"
-            ));
-            g.def(&format!(
-                "shufflevector <{w} x i{bits}> {one}, <{w} x i{bits}> undef, <{w} x i32> zeroinitializer"
-            ))
-        } else {
-            let p = g.def(&format!("inttoptr i64 {base} to <{w} x i{bits}>*"));
-            g.def(&format!(
-                "call <{w} x i{bits}> @llvm.masked.load.v{w}i{bits}.p0v{w}i{bits}(<{w} x i{bits}>* {p}, i32 {size}, <{w} x i1> {m}, <{w} x i{bits}> undef)"
-            ))
+        let v = match exec {
+            None if l.stride == 0 => {
+                let p = g.def(&format!("inttoptr i64 {base} to i{bits}*"));
+                let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {size}"));
+                splat_row(g, &x, w, bits)
+            }
+            None => {
+                let p = g.def(&format!("inttoptr i64 {base} to <{w} x i{bits}>*"));
+                g.def(&format!(
+                    "load <{w} x i{bits}>, <{w} x i{bits}>* {p}, align {size}"
+                ))
+            }
+            Some(exec) => {
+                let m = g.def(&format!(
+                    "shufflevector <32 x i1> {exec}, <32 x i1> undef, <{w} x i32> {}",
+                    lanes_mask(row * w..(row + 1) * w)
+                ));
+                if l.stride == 0 {
+                    // Read only if some lane of the row runs.
+                    let mb = g.def(&format!("bitcast <{w} x i1> {m} to i{w}"));
+                    let any = g.def(&format!("icmp ne i{w} {mb}, 0"));
+                    let (ld, lj, from) =
+                        (g.label("row_one"), g.label("row_onej"), g.label("row_none"));
+                    g.line(&format!("br i1 {any}, label %{ld}, label %{from}"));
+                    g.emit_label(&from);
+                    g.line(&format!("br label %{lj}"));
+                    g.emit_label(&ld);
+                    let p = g.def(&format!("inttoptr i64 {base} to i{bits}*"));
+                    let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {size}"));
+                    g.line(&format!("br label %{lj}"));
+                    g.emit_label(&lj);
+                    let x = g.def(&format!("phi i{bits} [ {x}, %{ld} ], [ 0, %{from} ]"));
+                    splat_row(g, &x, w, bits)
+                } else {
+                    let p = g.def(&format!("inttoptr i64 {base} to <{w} x i{bits}>*"));
+                    g.def(&format!(
+                        "call <{w} x i{bits}> @llvm.masked.load.v{w}i{bits}.p0v{w}i{bits}(<{w} x i{bits}>* {p}, i32 {size}, <{w} x i1> {m}, <{w} x i{bits}> undef)"
+                    ))
+                }
+            }
         };
         parts.push(v);
     }
@@ -323,6 +364,16 @@ fn load_rows(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: &str) -> String 
         n *= 2;
     }
     parts.pop().unwrap_or_default()
+}
+
+/// `x` in each of a row's `w` lanes.
+fn splat_row(g: &mut Gen, x: &str, w: u32, bits: u32) -> String {
+    let one = g.def(&format!(
+        "insertelement <{w} x i{bits}> undef, i{bits} {x}, i32 0"
+    ));
+    g.def(&format!(
+        "shufflevector <{w} x i{bits}> {one}, <{w} x i{bits}> undef, <{w} x i32> zeroinitializer"
+    ))
 }
 
 /// A store whose rows of lanes write consecutive elements each (stride =
@@ -518,6 +569,14 @@ halves_test:
 rows:
   %p0 = inttoptr i64 %h0 to <16 x i{bits}>*
   %p1 = inttoptr i64 %h16 to <16 x i{bits}>*
+  %every = icmp eq i32 %eb, -1
+  br i1 %every, label %rows_plain, label %rows_masked
+rows_plain:
+  %x0 = load <16 x i{bits}>, <16 x i{bits}>* %p0, align {size}
+  %x1 = load <16 x i{bits}>, <16 x i{bits}>* %p1, align {size}
+  %xv = shufflevector <16 x i{bits}> %x0, <16 x i{bits}> %x1, <32 x i32> {all}
+  ret <32 x i{bits}> %xv
+rows_masked:
   %m0 = shufflevector <32 x i1> %exec, <32 x i1> undef, <16 x i32> {lo}
   %m1 = shufflevector <32 x i1> %exec, <32 x i1> undef, <16 x i32> {hi}
   %w0 = call <16 x i{bits}> @llvm.masked.load.v16i{bits}.p0v16i{bits}(<16 x i{bits}>* %p0, i32 {size}, <16 x i1> %m0, <16 x i{bits}> undef)
