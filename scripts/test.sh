@@ -46,3 +46,11 @@ fi
 
 echo "== cargo test (release)"
 cargo test --release --workspace "$@"
+
+# The compiled backend again, generating code for machines without AVX-512
+# (AVX2, x86-64-v3): the differential tests against the interpreter.
+if [ $# -eq 0 ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+    echo "== compiled backend for AVX2 machines (WARPFOLD_CPU=x86-64-v3)"
+    WARPFOLD_CPU=x86-64-v3 cargo test --release -p warpfold \
+        --test corpus --test random_kernels --test lane_forms --test barriers --test semantics
+fi

@@ -42,7 +42,7 @@ pub fn host() -> &'static (String, String) {
                 )
             };
         }
-        let features = TargetMachine::get_host_cpu_features()
+        let mut features = TargetMachine::get_host_cpu_features()
             .to_string_lossy()
             .into_owned();
         let mut cpu = TargetMachine::get_host_cpu_name()
@@ -57,8 +57,53 @@ pub fn host() -> &'static (String, String) {
                 "x86-64-v3".into()
             };
         }
+        // Code for an older instruction set than this CPU's, to test
+        // what machines without AVX-512 run (`WARPFOLD_CPU=x86-64-v3`).
+        if let Ok(level) = std::env::var("WARPFOLD_CPU") {
+            if let Some(capped) = cap_features(&features, &level) {
+                features = capped;
+                cpu = level;
+            } else if level != "native" {
+                eprintln!(
+                    "warning: WARPFOLD_CPU={level} is not one of native, x86-64-v3, x86-64-v2; using this CPU's features"
+                );
+            }
+        }
         (cpu, features)
     })
+}
+
+/// `features` without what the x86-64 microarchitecture `level` lacks:
+/// AVX-512 for `x86-64-v3` (AVX2), also AVX/AVX2/FMA for `x86-64-v2`.
+fn cap_features(features: &str, level: &str) -> Option<String> {
+    let dropped: &[&str] = match level {
+        "x86-64-v3" => &["avx512", "amx", "avxvnni"],
+        "x86-64-v2" => &[
+            "avx512",
+            "amx",
+            "avxvnni",
+            "avx2",
+            "avx",
+            "fma",
+            "f16c",
+            "bmi",
+            "bmi2",
+            "lzcnt",
+            "movbe",
+            "vaes",
+            "vpclmulqdq",
+            "gfni",
+        ],
+        _ => return None,
+    };
+    let kept = features
+        .split(',')
+        .map(|f| match f.strip_prefix('+') {
+            Some(name) if dropped.iter().any(|d| name.starts_with(d)) => format!("-{name}"),
+            _ => f.to_string(),
+        })
+        .collect::<Vec<_>>();
+    Some(kept.join(","))
 }
 
 /// Where the machine code of a kernel came from.
@@ -267,5 +312,24 @@ fn load_object(obj: &[u8], helpers: &[(&str, usize)]) -> Result<CtaFn, Unsupport
         }
         // `wf_cta` was generated with exactly this signature.
         Ok(std::mem::transmute::<usize, CtaFn>(addr as usize))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cap_features;
+
+    #[test]
+    fn capped_features_drop_what_the_level_lacks() {
+        let host = "+sse4.2,+avx,+avx2,+fma,+avx512f,+avx512bw,-amx-tile,+bmi2";
+        assert_eq!(
+            cap_features(host, "x86-64-v3").unwrap(),
+            "+sse4.2,+avx,+avx2,+fma,-avx512f,-avx512bw,-amx-tile,+bmi2"
+        );
+        assert_eq!(
+            cap_features(host, "x86-64-v2").unwrap(),
+            "+sse4.2,-avx,-avx2,-fma,-avx512f,-avx512bw,-amx-tile,-bmi2"
+        );
+        assert_eq!(cap_features(host, "native"), None);
     }
 }
