@@ -1462,7 +1462,15 @@ pub fn emit(
             Some(Terminator::Jump(t)) => Some(p.id_of[t.0 as usize]),
             _ => None,
         };
+        let groups = crate::lower::load_groups(&g, &block.insts);
         for (k, inst) in block.insts.iter().enumerate() {
+            if let Some(group) = groups.iter().find(|x| x.first() == k) {
+                crate::lower::emit_load_group(&mut g, &block.insts, group)?;
+                continue;
+            }
+            if groups.iter().any(|x| x.has(k)) {
+                continue;
+            }
             emit_inst(&mut g, inst, k == 0, &mut waited, succ)?;
             if waited {
                 break;

@@ -1236,7 +1236,7 @@ fn progressive(f: &Function, region: &[bool]) -> bool {
 }
 
 /// Instructions whose results depend only on their operands.
-fn pure(k: &InstKind) -> bool {
+pub(crate) fn pure(k: &InstKind) -> bool {
     match k {
         InstKind::ReadSpecial { sreg, .. } => !matches!(
             sreg,

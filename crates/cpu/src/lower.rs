@@ -773,6 +773,223 @@ fn load_strided(g: &mut Gen, h0: &str, f: u32, bits: u32, exec: &str) -> String 
     ))
 }
 
+/// Loads of one block that together read, for every lane, the `ROW`
+/// consecutive 32-bit words at lane stride `ROW` words from one base
+/// register (lane i's row of a row-major matrix: `v[k]` of a CSR row,
+/// `a[j]` of a warp-register-cache matrix): `(instruction, column)`.
+pub(crate) struct LoadGroup(Vec<(usize, u32)>);
+
+/// Words per row of a `LoadGroup`: 16 lanes' worth of one vector.
+const ROW: u32 = 16;
+
+impl LoadGroup {
+    pub(crate) fn first(&self) -> usize {
+        self.0.iter().map(|m| m.0).min().unwrap_or(0)
+    }
+    pub(crate) fn has(&self, k: usize) -> bool {
+        self.0.iter().any(|m| m.0 == k)
+    }
+}
+
+/// The load groups of a block whose loads may all move up to the first
+/// one: unguarded, not volatile, and between them only loads and pure
+/// instructions that touch neither the group's destinations nor its base
+/// register.
+pub(crate) fn load_groups(g: &Gen, insts: &[Inst]) -> Vec<LoadGroup> {
+    use std::collections::BTreeMap;
+    let row_bytes = i64::from(ROW) * 4;
+    let mut by_key: BTreeMap<(u32, i64, u8), Vec<(usize, i64)>> = BTreeMap::new();
+    for (k, inst) in insts.iter().enumerate() {
+        let InstKind::Ld {
+            space,
+            ty,
+            dsts,
+            addr,
+            volatile: false,
+        } = &inst.kind
+        else {
+            continue;
+        };
+        let AddrBase::Reg(r) = addr.base else {
+            continue;
+        };
+        let fits = inst.guard.is_none()
+            && ty.bits() == 32
+            && matches!(dsts.as_slice(), [Some(d)] if *d != r)
+            && matches!(space, Space::Global | Space::Generic | Space::Shared)
+            && g.lanes[r.0 as usize]
+                .is_some_and(|l| l.extra == 0 && l.jump == 0 && l.stride == row_bytes);
+        if fits {
+            let key = (r.0, addr.offset.div_euclid(row_bytes), *space as u8);
+            by_key.entry(key).or_default().push((k, addr.offset));
+        }
+    }
+    let mut out = Vec::new();
+    for ((r, q, _), members) in by_key {
+        let mut cols: Vec<u32> = members
+            .iter()
+            .map(|&(_, o)| ((o - q * row_bytes) / 4) as u32)
+            .collect();
+        cols.sort_unstable();
+        if cols != (0..ROW).collect::<Vec<_>>() || members.iter().any(|&(_, o)| o % 4 != 0) {
+            continue;
+        }
+        let (lo, hi) = (
+            members.iter().map(|m| m.0).min().unwrap_or(0),
+            members.iter().map(|m| m.0).max().unwrap_or(0),
+        );
+        // (position, destination) of each member.
+        let dsts: Vec<(usize, Reg)> = members
+            .iter()
+            .filter_map(|&(k, _)| match &insts[k].kind {
+                InstKind::Ld { dsts, .. } => dsts[0].map(|d| (k, d)),
+                _ => None,
+            })
+            .collect();
+        let mut distinct: Vec<u32> = dsts.iter().map(|d| d.1 .0).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        // Moved up to `lo`, a member's load must not be read or overwritten
+        // before where it was; the base register must not change.
+        let quiet = (lo..=hi)
+            .filter(|k| !members.iter().any(|m| m.0 == *k))
+            .all(|k| {
+                let i = &insts[k];
+                let pending = |x: Reg| dsts.iter().any(|&(at, d)| at > k && d == x);
+                let defs = crate::uniform::defs(&i.kind);
+                (crate::lanes::pure(&i.kind)
+                    || matches!(
+                        i.kind,
+                        InstKind::Ld {
+                            volatile: false,
+                            ..
+                        }
+                    ))
+                    && !defs.iter().any(|&x| x.0 == r || pending(x))
+                    && !crate::uniform::uses(i).into_iter().any(pending)
+            });
+        if distinct.len() == dsts.len() && quiet {
+            out.push(LoadGroup(
+                members
+                    .iter()
+                    .map(|&(k, o)| (k, ((o - q * row_bytes) / 4) as u32))
+                    .collect(),
+            ));
+        }
+    }
+    out
+}
+
+/// A load group at its first load: with every lane on, the warp's 32 rows
+/// as 32 vector loads of one contiguous block and a transposition (four
+/// rounds of interleaving pairs of rows) into one vector per column;
+/// otherwise each load as usual.
+pub(crate) fn emit_load_group(g: &mut Gen, insts: &[Inst], group: &LoadGroup) -> R {
+    let first = &insts[group.first()];
+    let InstKind::Ld { space, addr, .. } = &first.kind else {
+        return Err(Unsupported(
+            "internal error: load group without a load".into(),
+        ));
+    };
+    let exec = exec_mask(g, first);
+    g.guarded = false;
+    let col0 = group
+        .0
+        .iter()
+        .find(|m| m.0 == group.first())
+        .map_or(0, |m| m.1);
+    let base = Address {
+        base: addr.base,
+        offset: addr.offset - i64::from(col0) * 4,
+    };
+    let (lt, lp, lj) = (
+        g.label("grp_rows"),
+        g.label("grp_each"),
+        g.label("grp_join"),
+    );
+    if let Some((h0, _, None)) = affine_host_addr(g, &base, *space) {
+        let eb = g.bits_of_mask(&exec);
+        let full = g.def(&format!("icmp eq i32 {eb}, -1"));
+        g.line(&format!("br i1 {full}, label %{lt}, label %{lp}"));
+        g.emit_label(&lt);
+        let rows: Vec<String> = (0..W)
+            .map(|i| {
+                let hi = g.def(&format!("add i64 {h0}, {}", i64::from(i * ROW) * 4));
+                let p = g.def(&format!("inttoptr i64 {hi} to <16 x i32>*"));
+                g.def(&format!("load <16 x i32>, <16 x i32>* {p}, align 4"))
+            })
+            .collect();
+        let lo = transpose16(g, &rows[..16]);
+        let hi = transpose16(g, &rows[16..]);
+        for &(k, col) in &group.0 {
+            let InstKind::Ld { ty, dsts, .. } = &insts[k].kind else {
+                continue;
+            };
+            let c = col as usize;
+            let v = g.def(&format!(
+                "shufflevector <16 x i32> {}, <16 x i32> {}, <32 x i32> {}",
+                lo[c],
+                hi[c],
+                lanes_mask(0..32)
+            ));
+            if let Some(d) = dsts[0] {
+                g.set(d, &v, 32, ty.is_signed(), &exec);
+            }
+        }
+        g.line(&format!("br label %{lj}"));
+    } else {
+        g.line(&format!("br label %{lp}"));
+    }
+    g.emit_label(&lp);
+    let mut order: Vec<usize> = group.0.iter().map(|m| m.0).collect();
+    order.sort_unstable();
+    for k in order {
+        if let InstKind::Ld {
+            space,
+            ty,
+            dsts,
+            addr,
+            ..
+        } = &insts[k].kind
+        {
+            load(g, addr, *space, *ty, dsts, &exec)?;
+        }
+    }
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
+    Ok(())
+}
+
+/// The transpose of a 16 x 16 matrix of `<16 x i32>` rows: after four
+/// rounds of interleaving row k with row k + 8 (low halves into row 2k,
+/// high halves into row 2k + 1), row j holds column j.
+fn transpose16(g: &mut Gen, rows: &[String]) -> Vec<String> {
+    let lo: Vec<String> = (0..8)
+        .flat_map(|i| [i, 16 + i])
+        .map(|i| format!("i32 {i}"))
+        .collect();
+    let hi: Vec<String> = (8..16)
+        .flat_map(|i| [i, 16 + i])
+        .map(|i| format!("i32 {i}"))
+        .collect();
+    let (lo, hi) = (lo.join(", "), hi.join(", "));
+    let mut v = rows.to_vec();
+    for _ in 0..4 {
+        let mut next = Vec::with_capacity(16);
+        for k in 0..8 {
+            for m in [&lo, &hi] {
+                next.push(g.def(&format!(
+                    "shufflevector <16 x i32> {}, <16 x i32> {}, <16 x i32> <{m}>",
+                    v[k],
+                    v[k + 8]
+                )));
+            }
+        }
+        v = next;
+    }
+    v
+}
+
 /// A store of `srcs` to `[addr]`, as `load`.
 fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec: &str) -> R {
     let bits = ty.bits();

@@ -453,3 +453,38 @@ fn a_lock_holder_waiting_where_lanes_meet_gets_its_turn() {
         assert_eq!(u32s(&counter), vec![128], "{backend:?}");
     }
 }
+
+#[test]
+fn rows_of_sixteen_words_load_as_one_transposed_block() {
+    let n = 100u32;
+    let input: Vec<u32> = (0..n * 16)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 8)
+        .collect();
+    let want: Vec<u32> = (0..n as usize)
+        .map(|t| {
+            let row = (0..16).fold(0u32, |a, j| {
+                a.wrapping_add((j as u32 + 1).wrapping_mul(input[16 * t + j]))
+            });
+            row.wrapping_add(16_000).wrapping_add(input[t])
+        })
+        .collect();
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let (out, inp) = (
+            dev.buffer_zeroed(n as usize * 4).unwrap(),
+            dev.buffer_from(&input).unwrap(),
+        );
+        for name in ["rowloads", "rowloads2"] {
+            // 100 threads: the last warp runs 4 lanes (no block load).
+            kernel(&m, name, backend, [64, 1, 1])
+                .launch(
+                    [2, 1, 1],
+                    [64, 1, 1],
+                    0,
+                    &[Arg::Buffer(&out), Arg::Buffer(&inp), Arg::U32(n)],
+                )
+                .unwrap();
+            assert_eq!(u32s(&out), want, "{backend:?} {name}");
+        }
+    }
+}
