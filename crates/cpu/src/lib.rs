@@ -199,18 +199,25 @@ pub fn launch(
         }
     }
     // Compiled loops poll the cancel flag; keep it on a cache line of its
-    // own, away from the CTA counter both workers update.
+    // own, away from the CTA counters the workers update.
     let cancel_line = Box::new(CacheLine(AtomicU32::new(0)));
     let cancel = &cancel_line.0;
     let stop = AtomicBool::new(false);
-    let next_line = Box::new(CacheLine(AtomicU64::new(0)));
-    let next = &next_line.0;
     let first_error: Mutex<Option<(u64, ExecError)>> = Mutex::new(None);
     let deadline = opts.timeout.map(|t| Instant::now() + t);
     let start = Instant::now();
     let done = AtomicBool::new(false);
     // About 16 chunks per worker, at most 64 CTAs each.
     let chunk = (total / (workers as u64 * 16)).clamp(1, 64);
+    // Each worker first runs its own contiguous share of the grid, a
+    // chunk at a time, then helps with what is left of the others'. The
+    // share is the same on every launch, so what a kernel left in a
+    // core's caches serves that core again (as OpenMP's static schedule).
+    let shares: Vec<CacheLine<AtomicU64>> = (0..workers as u64)
+        .map(|w| CacheLine(AtomicU64::new(total * w / workers as u64)))
+        .collect();
+    let share_end = |v: usize| total * (v as u64 + 1) / workers as u64;
+    let shares = &shares;
     let (globals, tids) = (&globals, &tids);
     // One worker's share: CTAs taken a chunk at a time until none is left.
     let work = |w: usize| {
@@ -244,19 +251,25 @@ pub fn launch(
         envv[env::CANCEL] = cancel as *const AtomicU32 as u64;
         envv[env::TID] = tids.as_ptr() as u64;
         envv[env::DESCS] = k.desc_table.as_ptr() as u64;
-        // CTAs are taken a chunk at a time: one shared counter
-        // bumped per CTA costs more than a small CTA's work.
+        // CTAs are taken a chunk at a time: a shared counter bumped per
+        // CTA costs more than a small CTA's work.
         let (mut i, mut end) = (0u64, 0u64);
+        let mut from = 0;
         loop {
             if stop.load(Ordering::Relaxed) {
                 return;
             }
-            if i == end {
-                i = next.fetch_add(chunk, Ordering::Relaxed);
-                if i >= total {
+            while i == end {
+                if from == workers {
                     return;
                 }
-                end = (i + chunk).min(total);
+                let v = (w + from) % workers;
+                let s = shares[v].0.fetch_add(chunk, Ordering::Relaxed);
+                if s < share_end(v) {
+                    (i, end) = (s, (s + chunk).min(share_end(v)));
+                } else {
+                    from += 1;
+                }
             }
             let g = cfg.grid;
             let ctaid = [
@@ -307,10 +320,11 @@ pub fn launch(
             if workers == 1 {
                 work(0);
             } else {
-                rayon::scope(|rs| {
-                    for w in 0..workers {
-                        let work = &work;
-                        rs.spawn(move |_| work(w));
+                // Pool thread w runs share w (the same thread each launch);
+                // shares without a thread are left to the others.
+                rayon::broadcast(|ctx| {
+                    if ctx.index() < workers {
+                        work(ctx.index());
                     }
                 });
             }
