@@ -15,6 +15,7 @@ mod helpers;
 mod jit;
 mod lanes;
 mod lower;
+mod pack;
 mod prepare;
 mod uniform;
 
@@ -50,6 +51,8 @@ pub struct CompiledKernel {
     /// The block shape the code is specialised for (`%ntid` constants,
     /// which `%tid` components are uniform or affine in a warp).
     shape: Shape,
+    /// Real CTAs per warp (1: not packed; see `pack`).
+    pack: u32,
     /// Descriptors the per-lane helpers read, owned here; the code finds
     /// them through `desc_table` (env::DESCS).
     _descs: Vec<Box<InstKind>>,
@@ -69,12 +72,42 @@ pub struct CompiledKernel {
 unsafe impl Send for CompiledKernel {}
 unsafe impl Sync for CompiledKernel {}
 
+impl CompiledKernel {
+    /// How many CTAs share one warp (1 unless blocks are narrower than a
+    /// warp and the kernel allows packing them).
+    pub fn ctas_per_warp(&self) -> u32 {
+        self.pack
+    }
+}
+
 /// Compile `kernel` of `m` for blocks of `shape`, or say why the backend
-/// cannot; with `disk`, reuse or store its machine code there.
+/// cannot; with `disk`, reuse or store its machine code there. Blocks
+/// narrower than a warp share it when the kernel allows (see `pack`).
 pub fn compile(
     m: &Module,
     kernel: FuncId,
     shape: Shape,
+    disk: Option<&std::path::Path>,
+) -> Result<CompiledKernel, Unsupported> {
+    if let Some(p) = pack::per_warp(shape).filter(|_| packing_enabled()) {
+        // A kernel that does not qualify compiles unpacked.
+        if let Ok(k) = compile_as(m, kernel, shape, Some(p), disk) {
+            return Ok(k);
+        }
+    }
+    compile_as(m, kernel, shape, None, disk)
+}
+
+/// `WARPFOLD_PACK=off` keeps one CTA per warp (for comparisons).
+fn packing_enabled() -> bool {
+    std::env::var("WARPFOLD_PACK").map_or(true, |v| v != "off")
+}
+
+fn compile_as(
+    m: &Module,
+    kernel: FuncId,
+    shape: Shape,
+    pack: Option<u32>,
     disk: Option<&std::path::Path>,
 ) -> Result<CompiledKernel, Unsupported> {
     let t0 = Instant::now();
@@ -83,17 +116,35 @@ pub fn compile(
         .get(kernel)
         .filter(|f| f.is_kernel)
         .ok_or_else(|| Unsupported("not a kernel".into()))?;
+    // A packed kernel's code runs one warp CTA of 32 threads.
+    let (packed, code_shape) = match pack {
+        Some(_) => (Some(shape), pack::WARP_CTA),
+        None => (None, shape),
+    };
     // Blocks every live lane runs together keep their warp collectives
     // inline; finding them needs the kernel split everywhere first.
-    let split = prepare::prepare(m, kernel, &|_| true)?;
+    let split = prepare::prepare(m, kernel, packed, &|_| true)?;
     let liveness = uniform::liveness(&split);
-    let convergent = lanes::lane_forms(m, &split, shape, &liveness).convergent;
-    let p = prepare::prepare(m, kernel, &|b| {
+    let convergent = lanes::lane_forms(m, &split, code_shape, &liveness).convergent;
+    if packed.is_some() {
+        // The real CTAs of a warp must never wait for each other.
+        for b in &split.order {
+            let sync = split.func.blocks[*b].insts.iter().find(|i| {
+                matches!(i.kind, InstKind::Shfl { .. } | InstKind::WarpSync { .. })
+            });
+            if let Some(inst) = sync {
+                if !convergent.get(b.0 as usize).copied().unwrap_or(false) {
+                    return Err(Unsupported(format!("packing CTAs into a warp: a warp operation not every lane runs together (PTX line {})", inst.loc.line)));
+                }
+            }
+        }
+    }
+    let p = prepare::prepare(m, kernel, packed, &|b| {
         !convergent.get(b.0 as usize).copied().unwrap_or(false)
     })?;
     let layout = shared_layout(m, kernel);
     let (cpu, features) = jit::host();
-    let e = emit::emit(m, &p, &layout, shape, cpu, features)?;
+    let e = emit::emit(m, &p, &layout, code_shape, cpu, features)?;
     if let Some(dir) = std::env::var_os("WARPFOLD_DUMP_LLVM") {
         // For people looking at generated code: one .ll per kernel.
         let _ = std::fs::write(
@@ -138,6 +189,7 @@ pub fn compile(
         name: f.name.clone(),
         kernel,
         shape,
+        pack: pack.unwrap_or(1),
         _descs: e.descs,
         compile_ms: t0.elapsed().as_secs_f64() * 1e3,
         llvm_ir: e.ir,
@@ -167,7 +219,15 @@ pub fn launch(
         )));
     }
     let bad = |m: String| Err(ExecError::BadLaunch(format!("kernel `{}`: {m}", k.name)));
-    let nthreads = cfg.block.iter().map(|&d| u64::from(d)).product::<u64>();
+    // A packed kernel runs warp CTAs of 32 threads, P real CTAs each, along x.
+    let pack = u64::from(k.pack);
+    let block = if pack > 1 { pack::WARP_CTA } else { cfg.block };
+    let grid = [
+        (u64::from(cfg.grid[0])).div_ceil(pack) as u32,
+        cfg.grid[1],
+        cfg.grid[2],
+    ];
+    let nthreads = block.iter().map(|&d| u64::from(d)).product::<u64>();
     let dyn_base = k.layout.dynamic_base();
     let shared_total = dyn_base + u64::from(cfg.dynamic_shared);
     if shared_total > MAX_SHARED {
@@ -175,7 +235,7 @@ pub fn launch(
             "needs {shared_total} bytes of shared memory; the limit is {MAX_SHARED}"
         ));
     }
-    let total = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
+    let total = u64::from(grid[0]) * u64::from(grid[1]) * u64::from(grid[2]);
     let workers = match opts.threads {
         0 => warpfold_interp::cores(),
         n => n,
@@ -191,7 +251,7 @@ pub fn launch(
     for w in 0..nwarps_l {
         for l in 0..W as usize {
             let t = (w * W as usize + l) as u32;
-            let (bx, by) = (cfg.block[0], cfg.block[1]);
+            let (bx, by) = (block[0], block[1]);
             let v = [t % bx, (t / bx) % by, t / (bx * by)];
             for c in 0..3 {
                 tids[(w * 3 + c) * W as usize + l] = v[c];
@@ -230,6 +290,14 @@ pub fn launch(
         let skip = states_buf.as_ptr().align_offset(128);
         let states = &mut states_buf[skip..];
         let lanes = warp_lanes(nthreads as usize);
+        // The last warp CTA of a row may hold fewer real CTAs.
+        let real_cta_lanes = (32 / pack.max(1)) as u32;
+        let tail = u64::from(cfg.grid[0]) % pack.max(1);
+        let tail_lanes = if pack > 1 && tail != 0 {
+            vec![(1u32 << (tail as u32 * real_cta_lanes)) - 1]
+        } else {
+            lanes.clone()
+        };
         let mut envv = [0u64; env::LEN];
         envv[env::PARAMS] = params.as_ptr() as u64;
         envv[env::SHARED] = shared.as_mut_ptr() as u64;
@@ -271,7 +339,7 @@ pub fn launch(
                     from += 1;
                 }
             }
-            let g = cfg.grid;
+            let g = grid;
             let ctaid = [
                 (i % u64::from(g[0])) as u32,
                 ((i / u64::from(g[0])) % u64::from(g[1])) as u32,
@@ -284,7 +352,11 @@ pub fn launch(
             local.fill(0);
             let cta = i;
             i += 1;
-            if let Err(e) = run_cta(k, &envv, states, &lanes, nthreads as usize, ctaid) {
+            let last_in_row = ctaid[0] + 1 == g[0];
+            let live = if last_in_row { &tail_lanes } else { &lanes };
+            // Errors name the first real CTA of a packed warp.
+            let first = [ctaid[0] * pack as u32, ctaid[1], ctaid[2]];
+            if let Err(e) = run_cta(k, &envv, states, live, nthreads as usize, first) {
                 stop.store(true, Ordering::Relaxed);
                 let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
                 if slot.as_ref().is_none_or(|(j, _)| cta < *j) {

@@ -86,14 +86,20 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
 
 /// `split_collectives(b)`: whether warp collectives in block `b` (of the
 /// function after inlining) start blocks of their own.
+/// With `packed`, the kernel is rewritten to run several CTAs of that
+/// shape in one warp (see `pack`).
 pub fn prepare(
     m: &Module,
     kernel: FuncId,
+    packed: Option<crate::lanes::Shape>,
     split_collectives: &dyn Fn(BlockId) -> bool,
 ) -> Result<Prepared, Unsupported> {
     // Device functions are inlined: the warp function is one flat CFG.
     let (mut func, layout) = warpfold_ir::inline::inline_calls(m, kernel).map_err(Unsupported)?;
     check(m, &func)?;
+    if let Some(shape) = packed {
+        crate::pack::rewrite(m, &mut func, shape)?;
+    }
     // Blocks are split in place: each block becomes a run of pieces, kept
     // together in the order list.
     let mut order = Vec::new();

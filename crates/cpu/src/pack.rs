@@ -1,0 +1,290 @@
+//! Several CTAs in one warp. A block of n < 32 threads (n a power of two)
+//! would leave 32 - n lanes of every vector idle; instead P = 32 / n CTAs
+//! that follow each other along x share one warp. The kernel is rewritten
+//! to run as CTAs of 32 threads (the "warp CTA" of P real ones): vector lane
+//! v is thread v mod n of real CTA `P * %ctaid.x + v / n`, so `%tid`,
+//! `%ctaid.x`, `%ntid` and `%laneid` become arithmetic on the warp CTA's
+//! `%tid.x`, which the lane-form analysis follows (a real CTA's
+//! `%ctaid.x * n + %tid.x` is again one unit-stride index across the
+//! vector). The launcher runs the warp CTAs, with the missing real CTAs of
+//! the last one as dead lanes, and gives `%nctaid` the real grid.
+//!
+//! Only kernels where every real CTA's behaviour is unchanged qualify: no
+//! shared memory (each real CTA would need its own), no barriers (the real
+//! CTAs could wait at different ones), no votes, ballots, matches,
+//! reductions or lane masks (their results span the warp). Shuffles and
+//! `bar.warp.sync` qualify when their member mask names every thread of
+//! the real CTA and their source lane provably stays inside it; `compile`
+//! also requires them in blocks all live lanes run together, so the real
+//! CTAs never wait for each other.
+
+use crate::lanes::Shape;
+use crate::prepare::Unsupported;
+use warpfold_ir::*;
+
+/// Real CTAs per warp for blocks of `shape`, if packing can apply at all.
+pub fn per_warp(shape: Shape) -> Option<u32> {
+    let n = shape.iter().product::<u32>();
+    (n < 32 && 32 % n == 0).then(|| 32 / n)
+}
+
+/// The block shape a packed kernel's code runs: one warp.
+pub const WARP_CTA: Shape = [32, 1, 1];
+
+/// Rewrite `f` (a kernel with its calls inlined) to run warp CTAs of real
+/// blocks of `shape`, or say why its behaviour would change.
+pub fn rewrite(m: &Module, f: &mut Function, shape: Shape) -> Result<(), Unsupported> {
+    let n = shape.iter().product::<u32>();
+    let p = per_warp(shape).ok_or_else(|| no("blocks of 32 threads or more"))?;
+    let log = |x: u32| x.trailing_zeros();
+    // Lane bits that select the real CTA.
+    let group = 0x1f & !(n - 1);
+    let known = constants(f);
+    let konst = |v: &Value| match v {
+        Value::Imm(x) => Some(*x),
+        Value::Reg(r) => known.get(r).copied(),
+    };
+    let bids: Vec<BlockId> = f.blocks.keys().collect();
+    for b in bids {
+        let old = std::mem::take(&mut f.blocks[b].insts);
+        let mut out = Vec::with_capacity(old.len());
+        for mut inst in old {
+            let loc = inst.loc;
+            let line = loc.line;
+            check_space(m, &inst.kind, line)?;
+            match &mut inst.kind {
+                InstKind::ReadSpecial { dst, sreg } => {
+                    let dst = *dst;
+                    if f.regs[dst].ty.bits() != 32 {
+                        return Err(no(&format!(
+                            "a special register read into a {}-bit register (PTX line {line})",
+                            f.regs[dst].ty.bits()
+                        )));
+                    }
+                    let mut e = Emit {
+                        f: &mut *f,
+                        out: &mut out,
+                        loc,
+                        guard: inst.guard,
+                    };
+                    match *sreg {
+                        Special::Tid(c) => {
+                            let t = e.lane_in_cta(n);
+                            let [x, y, _] = shape;
+                            let v = match c {
+                                0 => e.int(IntOp::And, t, Value::Imm(u64::from(x - 1))),
+                                1 => {
+                                    let s = e.int(IntOp::Shr, t, Value::Imm(u64::from(log(x))));
+                                    e.int(IntOp::And, s, Value::Imm(u64::from(y - 1)))
+                                }
+                                _ => e.int(IntOp::Shr, t, Value::Imm(u64::from(log(x * y)))),
+                            };
+                            e.mov(dst, v);
+                        }
+                        Special::Ntid(c) => {
+                            e.mov(dst, Value::Imm(u64::from(shape[usize::from(c.min(2))])))
+                        }
+                        Special::LaneId => {
+                            let t = e.lane_in_cta(n);
+                            e.mov(dst, t);
+                        }
+                        Special::Ctaid(0) => {
+                            // The warp CTA's index times P, plus the lane's
+                            // CTA within the warp.
+                            let w = e.special(Special::Ctaid(0));
+                            let first = e.int(IntOp::MulLo, w, Value::Imm(u64::from(p)));
+                            let v = e.special(Special::Tid(0));
+                            let k = e.int(IntOp::Shr, v, Value::Imm(u64::from(log(n))));
+                            let c = e.int(IntOp::Add, first, k);
+                            e.mov(dst, c);
+                        }
+                        Special::LaneMaskEq
+                        | Special::LaneMaskLe
+                        | Special::LaneMaskLt
+                        | Special::LaneMaskGe
+                        | Special::LaneMaskGt => {
+                            return Err(no(&format!("lane masks (PTX line {line})")))
+                        }
+                        _ => out.push(inst),
+                    }
+                    continue;
+                }
+                InstKind::Shfl {
+                    mode, b, c, mask, ..
+                } => {
+                    full_mask(mask, konst(mask), n, line)?;
+                    let Some(cv) = konst(c) else {
+                        return Err(no(&format!(
+                            "a shuffle with a run-time width (PTX line {line})"
+                        )));
+                    };
+                    let segmask = ((cv >> 8) & 0x1f) as u32;
+                    let clamp = (cv & 0x1f) as u32;
+                    let small_b = konst(b).is_some_and(|bv| (bv as u32 & 0x1f & group) == 0);
+                    if segmask & group == group {
+                        // Segments no wider than a real CTA: the source
+                        // lane is in the lane's own CTA.
+                    } else if clamp == 0x1f && small_b && *mode == ShflMode::Bfly {
+                        // Whole-warp butterfly by less than n: stays inside.
+                    } else if clamp == 0x1f && small_b && *mode == ShflMode::Idx {
+                        // Whole-warp index below n: the same lane of the
+                        // lane's own CTA, as segments of n lanes.
+                        *c = Value::Imm(cv | u64::from(group << 8));
+                    } else {
+                        return Err(no(&format!(
+                            "a shuffle whose source lane may leave a block of {n} threads (PTX line {line})"
+                        )));
+                    }
+                }
+                InstKind::WarpSync { mask } => full_mask(mask, konst(mask), n, line)?,
+                InstKind::Bar { .. } => return Err(no(&format!("barriers (PTX line {line})"))),
+                InstKind::Vote { .. }
+                | InstKind::Match { .. }
+                | InstKind::Redux { .. }
+                | InstKind::Activemask { .. } => {
+                    return Err(no(&format!(
+                        "votes, ballots, matches and warp reductions (PTX line {line})"
+                    )))
+                }
+                _ => {}
+            }
+            out.push(inst);
+        }
+        f.blocks[b].insts = out;
+    }
+    Ok(())
+}
+
+fn no(why: &str) -> Unsupported {
+    Unsupported(format!("packing CTAs into a warp: {why}"))
+}
+
+/// A member mask naming every thread of a real CTA becomes the whole warp
+/// (every real CTA in it).
+fn full_mask(mask: &mut Value, value: Option<u64>, n: u32, line: u32) -> Result<(), Unsupported> {
+    let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+    match value {
+        Some(v) if (v as u32) & all == all => {
+            *mask = Value::Imm(u64::from(u32::MAX));
+            Ok(())
+        }
+        _ => Err(no(&format!(
+            "a member mask that is not every thread of the block (PTX line {line})"
+        ))),
+    }
+}
+
+/// Registers whose only definition is an unguarded move of a constant
+/// (compilers often keep shuffle operands in registers).
+fn constants(f: &Function) -> std::collections::HashMap<Reg, u64> {
+    let mut defs: std::collections::HashMap<Reg, Option<u64>> = Default::default();
+    for b in f.blocks.values() {
+        for i in &b.insts {
+            let value = match i.kind {
+                InstKind::Mov {
+                    src: Value::Imm(v),
+                    ty,
+                    ..
+                } if i.guard.is_none() && ty.bits() <= 64 => Some(v),
+                _ => None,
+            };
+            for r in crate::uniform::defs(&i.kind) {
+                defs.entry(r)
+                    .and_modify(|d| *d = None)
+                    .or_insert(value);
+            }
+        }
+    }
+    defs.into_iter().filter_map(|(r, v)| Some((r, v?))).collect()
+}
+
+/// Each real CTA would need shared memory of its own.
+fn check_space(m: &Module, k: &InstKind, line: u32) -> Result<(), Unsupported> {
+    let shared_sym = |s: &Symbol| match s {
+        Symbol::Global(g) => m.globals.get(*g).is_some_and(|g| g.space == Space::Shared),
+        _ => false,
+    };
+    let shared_addr = |a: &Address| matches!(&a.base, AddrBase::Symbol(s) if shared_sym(s));
+    let uses = match k {
+        InstKind::AddrOf { sym, space, .. } => *space == Space::Shared || shared_sym(sym),
+        InstKind::IsSpace { space, .. } | InstKind::Cvta { space, .. } => *space == Space::Shared,
+        InstKind::Ld { space, addr, .. }
+        | InstKind::St { space, addr, .. }
+        | InstKind::Atom { space, addr, .. } => *space == Space::Shared || shared_addr(addr),
+        InstKind::ReadSpecial {
+            sreg: Special::DynamicSmemSize | Special::TotalSmemSize,
+            ..
+        } => true,
+        _ => false,
+    };
+    if uses {
+        return Err(no(&format!("shared memory (PTX line {line})")));
+    }
+    Ok(())
+}
+
+/// Appends the instructions that replace one special register read.
+struct Emit<'a> {
+    f: &'a mut Function,
+    out: &'a mut Vec<Inst>,
+    loc: SrcLoc,
+    guard: Option<(Reg, bool)>,
+}
+
+impl Emit<'_> {
+    fn reg(&mut self) -> Reg {
+        let i = self.f.regs.len();
+        self.f.regs.push(RegInfo {
+            name: format!("%wf_pack{i}"),
+            ty: Ty::U32,
+        })
+    }
+
+    /// Temporaries are written unguarded (each has this one definition);
+    /// only the final move into the read's register keeps its guard.
+    fn push(&mut self, kind: InstKind, guard: Option<(Reg, bool)>) {
+        self.out.push(Inst {
+            kind,
+            guard,
+            loc: self.loc,
+        });
+    }
+
+    fn special(&mut self, sreg: Special) -> Value {
+        let dst = self.reg();
+        self.push(InstKind::ReadSpecial { dst, sreg }, None);
+        Value::Reg(dst)
+    }
+
+    fn int(&mut self, op: IntOp, a: Value, b: Value) -> Value {
+        let dst = self.reg();
+        self.push(
+            InstKind::Int {
+                op,
+                ty: Ty::U32,
+                dst,
+                args: vec![a, b],
+            },
+            None,
+        );
+        Value::Reg(dst)
+    }
+
+    /// The thread's index in its real CTA: the warp CTA's `%tid.x` mod n.
+    fn lane_in_cta(&mut self, n: u32) -> Value {
+        let v = self.special(Special::Tid(0));
+        self.int(IntOp::And, v, Value::Imm(u64::from(n - 1)))
+    }
+
+    fn mov(&mut self, dst: Reg, src: Value) {
+        let g = self.guard;
+        self.push(
+            InstKind::Mov {
+                ty: Ty::U32,
+                dst,
+                src,
+            },
+            g,
+        );
+    }
+}

@@ -1,0 +1,68 @@
+// Kernels for crates/runtime/tests/packing.rs: blocks narrower than a
+// warp, which the compiled backend packs several to a warp when it can.
+// Regenerate the PTX with
+//   warpfold inspect packing.cu --emit ptx > packing.ptx
+
+__device__ unsigned lane_id()
+{
+    unsigned l;
+    asm("mov.u32 %0, %%laneid;" : "=r"(l));
+    return l;
+}
+
+// Every thread records who it is, and a saxpy on the global index (a
+// real CTA's blockIdx.x * blockDim.x + threadIdx.x, unit stride across a
+// packed warp). A per-thread array indexed at run time lives in local
+// memory: each packed thread needs its own frame.
+extern "C" __global__ void who_am_i(unsigned* out, float* y, const float* x, int n)
+{
+    int b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    int nt = blockDim.x * blockDim.y * blockDim.z;
+    int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    int g = b * nt + t;
+    if (g >= n) return;
+    unsigned* o = out + 8 * g;
+    o[0] = threadIdx.x; o[1] = threadIdx.y; o[2] = threadIdx.z;
+    o[3] = blockIdx.x; o[4] = blockIdx.y; o[5] = lane_id();
+    o[6] = blockDim.x * 100 + blockDim.y * 10 + blockDim.z;
+    int seen[8];
+    for (int i = 0; i < 8; i++) seen[i] = i * t;
+    o[7] = seen[(t + b) & 7] + gridDim.x;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    y[i] = 2.0f * x[i] + y[i];
+}
+
+// Shuffles inside a block of 8 or 16 threads: a whole-warp broadcast of
+// lane 3, a butterfly sum by offsets below 8, and a sum down segments of 8.
+extern "C" __global__ void block_shuffles(const float* x, float* out)
+{
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = x[g];
+    float b = __shfl_sync(0xffffffffu, v, 3);
+    float s = v;
+    for (int o = 4; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+    float d = v;
+    for (int o = 4; o > 0; o >>= 1) d += __shfl_down_sync(0xffffffffu, d, o, 8);
+    __syncwarp();
+    out[3 * g] = b;
+    out[3 * g + 1] = s;
+    out[3 * g + 2] = d;
+}
+
+// A ballot spans the warp: the backend must not pack this kernel.
+extern "C" __global__ void block_ballot(const int* x, unsigned* out)
+{
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    out[g] = __ballot_sync(0xffffu >> (16 - blockDim.x), x[g] > 0);
+}
+
+// Shuffles on paths that depend on the block: packed CTAs would take
+// different paths in one warp and wait for each other.
+extern "C" __global__ void block_dependent_shuffle(const int* x, int* out)
+{
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = x[g];
+    if (blockIdx.x % 3 == 0) v += __shfl_sync(0xffffffffu, v, 1);
+    else v -= __shfl_xor_sync(0xffffffffu, v, 1);
+    out[g] = v;
+}
