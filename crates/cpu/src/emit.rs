@@ -73,7 +73,10 @@ pub mod env {
     /// `*const InstKind [n]`: the descriptors per-lane helpers receive
     /// (indices, not addresses, in the code: it can be cached on disk).
     pub const DESCS: usize = 24;
-    pub const LEN: usize = 25;
+    /// `*const helpers::Host`: what `trap`, `vprintf` and `__assertfail`
+    /// need from the worker running the CTA.
+    pub const HOST: usize = 25;
+    pub const LEN: usize = 26;
 }
 
 /// Helper kinds called per lane for operations without an inline form.
@@ -84,6 +87,7 @@ pub enum Helper {
     Cvt,
     Testp,
     Atom,
+    Host,
 }
 
 pub struct Emitted {
@@ -607,11 +611,13 @@ impl<'a> Gen<'a> {
             Helper::Cvt => "wf_cvt",
             Helper::Testp => "wf_testp",
             Helper::Atom => "wf_atom",
+            Helper::Host => "wf_host",
         };
         let nargs = match helper {
             Helper::Int => 4,
             Helper::Float | Helper::Atom => 3,
             Helper::Cvt | Helper::Testp => 1,
+            Helper::Host => 8,
         };
         self.lane_loop(args, nargs, exec, |g, xs| {
             let mut call_args = vec![format!("i8* {dp}")];
@@ -1869,6 +1875,7 @@ declare i64 @wf_cvt(i8*, i64)
 declare i64 @wf_testp(i8*, i64)
 declare i64 @wf_atom(i8*, i64, i64, i64)
 declare i64 @wf_clock()
+declare i64 @wf_host(i8*, i64, i64, i64, i64, i64, i64, i64, i64)
 declare i32 @llvm.ctpop.i32(i32)
 declare i32 @llvm.ctlz.i32(i32, i1)
 declare i32 @llvm.vector.reduce.umin.v32i32(<32 x i32>)

@@ -53,6 +53,8 @@ pub struct CompiledKernel {
     shape: Shape,
     /// Real CTAs per warp (1: not packed; see `pack`).
     pack: u32,
+    /// The kernel has `trap`, `vprintf` or `__assertfail` (host calls).
+    host_calls: bool,
     /// Descriptors the per-lane helpers read, owned here; the code finds
     /// them through `desc_table` (env::DESCS).
     _descs: Vec<Box<InstKind>>,
@@ -169,6 +171,11 @@ fn compile_as(
         .iter()
         .map(|d| &**d as *const InstKind as u64)
         .collect();
+    let host_calls = p.func.blocks.values().any(|b| {
+        b.insts
+            .iter()
+            .any(|i| matches!(i.kind, InstKind::Trap | InstKind::Builtin { .. }))
+    });
     let bar_red = p.barriers().any(|(k, _)| {
         matches!(
             k,
@@ -190,6 +197,7 @@ fn compile_as(
         kernel,
         shape,
         pack: pack.unwrap_or(1),
+        host_calls,
         _descs: e.descs,
         compile_ms: t0.elapsed().as_secs_f64() * 1e3,
         llvm_ir: e.ir,
@@ -200,7 +208,7 @@ fn compile_as(
 pub fn launch(
     k: &CompiledKernel,
     inst: &Instance,
-    _mem: &DeviceMemory,
+    mem: &DeviceMemory,
     cfg: &LaunchConfig,
     params: &[u8],
     opts: &ExecOptions,
@@ -279,6 +287,9 @@ pub fn launch(
     let share_end = |v: usize| total * (v as u64 + 1) / workers as u64;
     let shares = &shares;
     let (globals, tids) = (&globals, &tids);
+    // Host calls check the addresses they read against the allocations.
+    let memory = k.host_calls.then(|| mem.snapshot());
+    let memory = &memory;
     // One worker's share: CTAs taken a chunk at a time until none is left.
     let work = |w: usize| {
         let mut shared = vec![0u8; shared_total as usize + 16];
@@ -319,6 +330,19 @@ pub fn launch(
         envv[env::CANCEL] = cancel as *const AtomicU32 as u64;
         envv[env::TID] = tids.as_ptr() as u64;
         envv[env::DESCS] = k.desc_table.as_ptr() as u64;
+        let range = |p: *const u8, len: usize| p as u64..p as u64 + len as u64;
+        let host = memory.as_ref().map(|m| helpers::Host {
+            memory: m.clone(),
+            spaces: [
+                range(local.as_ptr(), local.len()),
+                range(shared.as_ptr(), shared.len()),
+                range(inst.const_bank().as_ptr(), inst.const_bank().len()),
+            ],
+            printf: opts.printf.as_deref(),
+            cancel,
+            fault: Default::default(),
+        });
+        envv[env::HOST] = host.as_ref().map_or(0, |h| h as *const helpers::Host as u64);
         // CTAs are taken a chunk at a time: a shared counter bumped per
         // CTA costs more than a small CTA's work.
         let (mut i, mut end) = (0u64, 0u64);
@@ -356,7 +380,11 @@ pub fn launch(
             let live = if last_in_row { &tail_lanes } else { &lanes };
             // Errors name the first real CTA of a packed warp.
             let first = [ctaid[0] * pack as u32, ctaid[1], ctaid[2]];
-            if let Err(e) = run_cta(k, &envv, states, live, nthreads as usize, first) {
+            let mut r = run_cta(k, &envv, states, live, nthreads as usize, first);
+            if let Some((t, line, kind)) = host.as_ref().and_then(|h| h.fault.take()) {
+                r = Err(fault_error(k, cfg.block, first, t, line, kind));
+            }
+            if let Err(e) = r {
                 stop.store(true, Ordering::Relaxed);
                 let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
                 if slot.as_ref().is_none_or(|(j, _)| cta < *j) {
@@ -416,6 +444,28 @@ pub fn launch(
     Ok(LaunchStats {
         thread_instructions: 0,
     })
+}
+
+/// A host call's fault as the interpreter reports it: the real block and
+/// thread of the lane (`t`: its index in the warp CTA when packed).
+fn fault_error(
+    k: &CompiledKernel,
+    block: [u32; 3],
+    first: [u32; 3],
+    t: u32,
+    line: u32,
+    kind: warpfold_interp::FaultKind,
+) -> ExecError {
+    let n = block.iter().product::<u32>().max(1);
+    let (cta, t) = if k.pack > 1 { (t / n, t % n) } else { (0, t) };
+    let (bx, by) = (block[0].max(1), block[1].max(1));
+    ExecError::Fault(Box::new(warpfold_interp::Fault {
+        kernel: k.name.clone(),
+        block: [first[0] + cta, first[1], first[2]],
+        thread: [t % bx, (t / bx) % by, t / (bx * by)],
+        line,
+        kind,
+    }))
 }
 
 fn word(st: &[u8], off: usize) -> u32 {

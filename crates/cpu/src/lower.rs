@@ -1863,15 +1863,80 @@ pub(crate) fn emit_inst(
                 }
             }
         }
-        InstKind::Call { .. }
-        | InstKind::CallIndirect { .. }
-        | InstKind::Builtin { .. }
-        | InstKind::Trap => {
+        InstKind::Builtin { .. } | InstKind::Trap => host_call(g, inst, &exec)?,
+        InstKind::Call { .. } | InstKind::CallIndirect { .. } => {
             return Err(Unsupported(
                 "instruction not supported by the compiled backend".into(),
             ))
         }
     }
+    Ok(())
+}
+
+/// `trap`, `vprintf` and `__assertfail` run on the host, lane by lane in
+/// lane order (as the interpreter runs them). A lane that traps or fails
+/// an assertion records the fault and cancels the launch; the warp then
+/// leaves at once, so nothing after the fault runs.
+fn host_call(g: &mut Gen, inst: &Inst, exec: &str) -> R {
+    let (args, rets): (&[CallArg], &[CallArg]) = match &inst.kind {
+        InstKind::Builtin { args, rets, .. } => (args, rets),
+        _ => (&[], &[]),
+    };
+    let ret_size = |l: &LocalId| g.p.func.locals[*l].size;
+    let odd_ret = matches!(rets.first(), Some(CallArg::Local(l)) if ![1, 2, 4, 8].contains(&ret_size(l)));
+    if args.len() > 5 || rets.len() > 1 || odd_ret {
+        return Err(Unsupported(format!(
+            "this form of a printf/assert call (PTX line {})",
+            inst.loc.line
+        )));
+    }
+    let host = env_splat64(g, env::HOST);
+    let t = linear_tid(g);
+    let t64 = g.conv(&t, 32, 64, false);
+    let mut vals = vec![host, t64, sc(64, u64::from(inst.loc.line))];
+    for a in args {
+        let v = match a {
+            CallArg::Reg(r) => g.val(Value::Reg(*r), 64),
+            CallArg::Imm(v) => sc(64, *v),
+            // A `.param` block: its bytes, at most 8.
+            CallArg::Local(l) => {
+                let size = g.p.func.locals[*l].size.min(8);
+                let h = symbol_addr(g, Symbol::Local(*l), true)?;
+                let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i64*>"));
+                let v = g.def(&format!(
+                    "call <32 x i64> @llvm.masked.gather.v32i64.v32p0i64(<32 x i64*> {ps}, i32 1, <32 x i1> {exec}, <32 x i64> undef)"
+                ));
+                if size < 8 {
+                    bin(g, "and", 64, &v, &sc(64, (1u64 << (8 * size)) - 1))
+                } else {
+                    v
+                }
+            }
+        };
+        vals.push(v);
+    }
+    let r = g.call_lanes(Helper::Host, inst.kind.clone(), &vals, Some(exec));
+    match rets.first() {
+        Some(CallArg::Reg(d)) => g.set(*d, &r, 64, false, exec),
+        // A `.param` block for the result.
+        Some(CallArg::Local(l)) => {
+            let bits = (g.p.func.locals[*l].size * 8) as u32;
+            let h = symbol_addr(g, Symbol::Local(*l), true)?;
+            let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
+            let v = g.conv(&r, 64, bits, false);
+            g.line(&format!(
+                "call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> {v}, <32 x i{bits}*> {ps}, i32 1, <32 x i1> {exec})"
+            ));
+        }
+        _ => {}
+    }
+    let cp = g.env(env::CANCEL);
+    let p = g.def(&format!("inttoptr i64 {cp} to i32*"));
+    let v = g.def(&format!("load volatile i32, i32* {p}"));
+    let stop = g.def(&format!("icmp ne i32 {v}, 0"));
+    let go = g.label("after_host");
+    g.line(&format!("br i1 {stop}, label %cancelled, label %{go}"));
+    g.emit_label(&go);
     Ok(())
 }
 

@@ -56,7 +56,6 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
                 InstKind::Call { .. } | InstKind::CallIndirect { .. } => {
                     Some("calls of device functions")
                 }
-                InstKind::Builtin { .. } => Some("printf/assert"),
                 InstKind::Bar { kind, count, .. }
                     if *kind == BarKind::Arrive || count.is_some() =>
                 {
@@ -66,7 +65,6 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
                     sym: Symbol::Function(_),
                     ..
                 } => Some("function addresses"),
-                InstKind::Trap => Some("trap"),
                 _ => None,
             };
             if let Some(w) = what {

@@ -106,3 +106,53 @@ fn warp_wide_operations_keep_one_block_per_warp() {
     let b = both("block_dependent_shuffle", [5, 1, 1], block, &[x, vec![0; 80]], &[]);
     assert_eq!(b[0], b[1]);
 }
+
+#[test]
+fn printf_assert_and_trap_name_the_real_block_and_thread() {
+    use std::sync::{Arc, Mutex};
+    let block = [4, 1, 1];
+    let mut outs = Vec::new();
+    for backend in [Backend::Cpu, Backend::Interp] {
+        // One worker: CTAs in order, so the printed lines are comparable.
+        let buf = Arc::new(Mutex::new(String::new()));
+        let dev = Device::new()
+            .with_backend(backend)
+            .with_threads(1)
+            .with_printf_buffer(buf.clone());
+        let m = module(&dev);
+        let k = m.kernel("checked_double").unwrap();
+        if backend == Backend::Cpu {
+            assert_eq!(k.effective_backend(block), (Backend::Cpu, None));
+            assert_eq!(packed(&m, "checked_double", block), 8);
+        }
+        let a: Vec<i32> = (0..12).map(|i| i * 3).collect();
+        let da = dev.buffer_from(&a).unwrap();
+        let out = dev.buffer_zeroed(48).unwrap();
+        k.launch([3, 1, 1], block, 0, &[Arg::Buffer(&da), Arg::Buffer(&out)])
+            .unwrap();
+        assert_eq!(
+            out.to_vec::<i32>().unwrap(),
+            a.iter().map(|v| 2 * v).collect::<Vec<_>>()
+        );
+        outs.push(buf.lock().unwrap().clone());
+        for (i, bad, what) in [(9, -4, "assertion `a[g] >= 0` failed"), (6, 1000, "trap")] {
+            let mut a = a.clone();
+            a[i] = bad;
+            let da = dev.buffer_from(&a).unwrap();
+            out.write(&[0i32; 12]).unwrap();
+            let e = k
+                .launch([3, 1, 1], block, 0, &[Arg::Buffer(&da), Arg::Buffer(&out)])
+                .unwrap_err()
+                .to_string();
+            let at = format!("block ({},0,0), thread ({},0,0)", i / 4, i % 4);
+            assert!(
+                e.contains(what) && e.contains(&at) && e.contains("checked_double"),
+                "{backend:?}: {e}"
+            );
+            // The faulting thread stops there.
+            assert_eq!(out.to_vec::<i32>().unwrap()[i], 0, "{backend:?}");
+        }
+    }
+    assert_eq!(outs[0], "0:0=0\n1:1=15\n2:2=30\n");
+    assert_eq!(outs[0], outs[1]);
+}

@@ -14,10 +14,15 @@ fn module(dev: &Device) -> Module {
 
 #[test]
 fn printf_and_assert() {
+  for backend in [Backend::Cpu, Backend::Interp] {
     let buf = Arc::new(Mutex::new(String::new()));
-    let dev = Device::new().with_printf_buffer(buf.clone());
+    let dev = Device::new()
+        .with_backend(backend)
+        .with_printf_buffer(buf.clone());
     let m = module(&dev);
     let k = m.kernel("print_and_assert").unwrap();
+    // The compiled backend runs printf and assert itself.
+    assert_eq!(k.effective_backend([4, 1, 1]).0, backend);
     let a = dev.buffer_from(&[5i32, 6, 7, 8]).unwrap();
     k.launch([1, 1, 1], [4, 1, 1], 0, &[Arg::Buffer(&a), Arg::I32(2)])
         .unwrap();
@@ -37,6 +42,7 @@ fn printf_and_assert() {
             && e.contains("print_and_assert"),
         "{e}"
     );
+  }
 }
 
 #[test]

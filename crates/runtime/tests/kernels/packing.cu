@@ -66,3 +66,14 @@ extern "C" __global__ void block_dependent_shuffle(const int* x, int* out)
     else v -= __shfl_xor_sync(0xffffffffu, v, 1);
     out[g] = v;
 }
+
+// Host calls from packed blocks: printf, assert and trap name the real
+// block and thread.
+extern "C" __global__ void checked_double(const int* a, int* out)
+{
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (a[g] % 5 == 0) printf("%d:%d=%d\n", blockIdx.x, threadIdx.x, a[g]);
+    assert(a[g] >= 0);
+    if (a[g] == 1000) asm("trap;");
+    out[g] = 2 * a[g];
+}
