@@ -76,7 +76,11 @@ pub mod env {
     /// `*const helpers::Host`: what `trap`, `vprintf` and `__assertfail`
     /// need from the worker running the CTA.
     pub const HOST: usize = 25;
-    pub const LEN: usize = 26;
+    /// `u32 [33]`: per barrier id, threads arrived [0..16] and the thread
+    /// count expected (0: all) [16..32]; [32] != 0 when one barrier was
+    /// used with two different counts.
+    pub const BARS: usize = 26;
+    pub const LEN: usize = 27;
 }
 
 /// Helper kinds called per lane for operations without an inline form.
@@ -147,6 +151,10 @@ pub(crate) struct Gen<'a> {
     /// Plain barriers reached by a whole warp in a convergent block leave
     /// through `leave_bar` with code `BAR_CODE + site` (see `cta_fn`).
     pub(crate) lean_barriers: bool,
+    /// The kernel has `bar.arrive` or counted barriers: every barrier
+    /// counts its arrivals in the CTA's table (env::BARS) and the driver
+    /// releases them.
+    pub(crate) counted_barriers: bool,
 }
 
 /// Codes from `BAR_CODE` up: the warp waits at a plain barrier with all its
@@ -1100,6 +1108,7 @@ pub fn emit(
         slow_loads: std::collections::BTreeSet::new(),
         allocas: String::new(),
         lean_barriers: false,
+        counted_barriers: false,
     };
     let (mut remat, remat_insts) = crate::uniform::rematerialisable(m, p);
     // Uniform and affine registers are scalars: keeping one costs less
@@ -1137,7 +1146,11 @@ pub fn emit(
     let has_barriers = p.barriers().next().is_some();
     // Plain barriers are released inside the round loop; `bar.red`
     // results are combined by the driver.
+    g.counted_barriers = p
+        .barriers()
+        .any(|(k, _)| crate::prepare::counted_barrier(k));
     let release = has_barriers
+        && !g.counted_barriers
         && p.barriers().all(|(k, _)| {
             !matches!(
                 k,

@@ -55,6 +55,9 @@ pub struct CompiledKernel {
     pack: u32,
     /// The kernel has `trap`, `vprintf` or `__assertfail` (host calls).
     host_calls: bool,
+    /// With `bar.arrive` or counted barriers: the barrier id of each
+    /// barrier site (block index + 1; 255 elsewhere). Empty otherwise.
+    bar_ids: Vec<u8>,
     /// Descriptors the per-lane helpers read, owned here; the code finds
     /// them through `desc_table` (env::DESCS).
     _descs: Vec<Box<InstKind>>,
@@ -171,6 +174,22 @@ fn compile_as(
         .iter()
         .map(|d| &**d as *const InstKind as u64)
         .collect();
+    let counted = p.barriers().any(|(k, _)| prepare::counted_barrier(k));
+    let bar_ids = if counted {
+        let mut ids = vec![255u8; p.order.len() + 1];
+        for (i, b) in p.order.iter().enumerate() {
+            if let Some(InstKind::Bar {
+                id: warpfold_ir::Value::Imm(v),
+                ..
+            }) = p.func.blocks[*b].insts.first().map(|i| &i.kind)
+            {
+                ids[i + 1] = *v as u8;
+            }
+        }
+        ids
+    } else {
+        Vec::new()
+    };
     let host_calls = p.func.blocks.values().any(|b| {
         b.insts
             .iter()
@@ -198,6 +217,7 @@ fn compile_as(
         shape,
         pack: pack.unwrap_or(1),
         host_calls,
+        bar_ids,
         _descs: e.descs,
         compile_ms: t0.elapsed().as_secs_f64() * 1e3,
         llvm_ir: e.ir,
@@ -343,6 +363,11 @@ pub fn launch(
             fault: Default::default(),
         });
         envv[env::HOST] = host.as_ref().map_or(0, |h| h as *const helpers::Host as u64);
+        // The CTA's barrier table (counted barriers); the code writes it
+        // through the pointer, the driver reads it between rounds.
+        let mut bars_buf = vec![0u32; 33];
+        let bars = bars_buf.as_mut_ptr();
+        envv[env::BARS] = bars as u64;
         // CTAs are taken a chunk at a time: a shared counter bumped per
         // CTA costs more than a small CTA's work.
         let (mut i, mut end) = (0u64, 0u64);
@@ -380,7 +405,9 @@ pub fn launch(
             let live = if last_in_row { &tail_lanes } else { &lanes };
             // Errors name the first real CTA of a packed warp.
             let first = [ctaid[0] * pack as u32, ctaid[1], ctaid[2]];
-            let mut r = run_cta(k, &envv, states, live, nthreads as usize, first);
+            // SAFETY: the table has 33 words; nothing else refers to it now.
+            unsafe { std::ptr::write_bytes(bars, 0, 33) };
+            let mut r = run_cta(k, &envv, states, live, nthreads as usize, first, bars);
             if let Some((t, line, kind)) = host.as_ref().and_then(|h| h.fault.take()) {
                 r = Err(fault_error(k, cfg.block, first, t, line, kind));
             }
@@ -498,6 +525,7 @@ fn run_cta(
     lanes: &[u32],
     nthreads: usize,
     ctaid: [u32; 3],
+    bars: *mut u32,
 ) -> Result<(), ExecError> {
     let nwarps = nthreads.div_ceil(W as usize);
     let sb = k.state_bytes;
@@ -552,6 +580,10 @@ fn run_cta(
             return Ok(());
         }
         if yielded {
+            continue;
+        }
+        if !k.bar_ids.is_empty() {
+            release_counted(k, bytes, running, ctaid, bars)?;
             continue;
         }
         // Every warp still running waits at a barrier: release it if all
@@ -616,6 +648,100 @@ fn run_cta(
             }
         }
     }
+}
+
+/// Between rounds of a kernel with `bar.arrive` or counted barriers:
+/// release each barrier whose expected threads have arrived (all live
+/// threads waiting there, for one without a count), as the interpreter
+/// does; none means no thread can go on.
+fn release_counted(
+    k: &CompiledKernel,
+    bytes: &mut [u8],
+    running: u32,
+    ctaid: [u32; 3],
+    bars: *mut u32,
+) -> Result<(), ExecError> {
+    let sb = k.state_bytes;
+    // SAFETY: the worker's 33-word table; the compiled code is not running.
+    let tab = unsafe { std::slice::from_raw_parts_mut(bars, 33) };
+    let err = |detail: String| ExecError::BarrierDivergence {
+        kernel: k.name.clone(),
+        block: ctaid,
+        detail,
+    };
+    if tab[32] != 0 {
+        return Err(err(
+            "a barrier was used with two different thread counts at once".into(),
+        ));
+    }
+    let warps = || {
+        let mut todo = running;
+        std::iter::from_fn(move || {
+            (todo != 0).then(|| {
+                let w = todo.trailing_zeros() as usize;
+                todo &= todo - 1;
+                w
+            })
+        })
+    };
+    let live: u32 = warps()
+        .map(|w| word(&bytes[w * sb..], state::LIVE).count_ones())
+        .sum();
+    let id_at = |site: u32| k.bar_ids.get(site as usize).copied().unwrap_or(255);
+    let mut released = false;
+    for id in 0..16u8 {
+        let (arrived, expected) = (tab[id as usize], tab[16 + id as usize]);
+        if arrived == 0 {
+            continue;
+        }
+        let mut waiting = 0;
+        let mut site = None;
+        for w in warps() {
+            let st = &bytes[w * sb..(w + 1) * sb];
+            let (wb, s) = (word(st, state::WAIT_BAR), word(st, state::BAR_SITE));
+            if wb == 0 {
+                continue;
+            }
+            if s == u32::MAX {
+                return Err(err("lanes of one warp wait at different barriers".into()));
+            }
+            if id_at(s) == id {
+                waiting += wb.count_ones();
+                if expected == 0 && site.is_some_and(|x| x != s) {
+                    return Err(err("threads wait at different barriers (a CTA-wide barrier must be reached by all threads at the same place)".into()));
+                }
+                site = Some(s);
+            }
+        }
+        let done = if expected != 0 {
+            arrived >= expected
+        } else {
+            waiting == live
+        };
+        if !done {
+            continue;
+        }
+        for w in warps() {
+            let st = &mut bytes[w * sb..(w + 1) * sb];
+            if word(st, state::WAIT_BAR) != 0 && id_at(word(st, state::BAR_SITE)) == id {
+                set_word(st, state::WAIT_BAR, 0);
+                set_word(st, state::BAR_SITE, 0);
+            }
+        }
+        // Arrivals beyond the count (a producer that ran ahead) belong to
+        // the barrier's next use.
+        tab[id as usize] = if expected != 0 { arrived - expected } else { 0 };
+        tab[16 + id as usize] = 0;
+        released = true;
+    }
+    if released {
+        return Ok(());
+    }
+    Err(ExecError::Deadlock {
+        kernel: k.name.clone(),
+        block: ctaid,
+        detail: "no thread can continue: warps wait at barriers whose threads never all arrive".into(),
+    })
 }
 
 /// Compiled kernels of one module, in memory; machine code also goes to

@@ -1739,13 +1739,26 @@ pub(crate) fn emit_inst(
         InstKind::WarpSync { mask } => {
             let _ = collective_gate(g, &exec, *mask);
         }
-        InstKind::Bar { kind, pred, .. } => {
+        InstKind::Bar {
+            kind,
+            pred,
+            id,
+            count,
+            ..
+        } => {
             // A barrier is alone in its block: the lanes wait; the others
             // (guard false) go on.
             let Some(succ) = succ else {
                 return Err(Unsupported("barrier at the end of a block".into()));
             };
             let eb = g.bits_of_mask(&exec);
+            if g.counted_barriers {
+                count_arrivals(g, *id, *count, &eb)?;
+                if *kind == BarKind::Arrive {
+                    // Arriving lanes go on.
+                    return Ok(());
+                }
+            }
             if let (BarKind::Red(_), Some((p, neg))) = (kind, pred) {
                 // This warp's share of the reduction, accumulated in its state.
                 let pv = g.val(*p, 1);
@@ -1869,6 +1882,43 @@ pub(crate) fn emit_inst(
                 "instruction not supported by the compiled backend".into(),
             ))
         }
+    }
+    Ok(())
+}
+
+/// Add the lanes of `eb` to the arrivals at barrier `id` (and note its
+/// thread count) in the CTA's barrier table.
+fn count_arrivals(g: &mut Gen, id: Value, count: Option<Value>, eb: &str) -> R {
+    let Value::Imm(id) = id else {
+        return Err(Unsupported("a barrier with a run-time id".into()));
+    };
+    let tab = g.env(env::BARS);
+    let base = g.def(&format!("inttoptr i64 {tab} to i32*"));
+    let ap = g.def(&format!("getelementptr i32, i32* {base}, i64 {id}"));
+    let n = g.def(&format!("call i32 @llvm.ctpop.i32(i32 {eb})"));
+    let old = g.def(&format!("load i32, i32* {ap}"));
+    let new = g.def(&format!("add i32 {old}, {n}"));
+    g.line(&format!("store i32 {new}, i32* {ap}"));
+    if let Some(c) = count {
+        let Value::Imm(c) = c else {
+            return Err(Unsupported("a barrier with a run-time thread count".into()));
+        };
+        // Only lanes that arrive set the count.
+        let some = g.def(&format!("icmp ne i32 {eb}, 0"));
+        let ep = g.def(&format!("getelementptr i32, i32* {base}, i64 {}", 16 + id));
+        let e = g.def(&format!("load i32, i32* {ep}"));
+        let unset = g.def(&format!("icmp eq i32 {e}, 0"));
+        let same = g.def(&format!("icmp eq i32 {e}, {c}"));
+        let fine = g.def(&format!("or i1 {unset}, {same}"));
+        let clash = g.def(&format!("xor i1 {fine}, true"));
+        let clash = g.def(&format!("and i1 {clash}, {some}"));
+        let e2 = g.def(&format!("select i1 {some}, i32 {c}, i32 {e}"));
+        g.line(&format!("store i32 {e2}, i32* {ep}"));
+        let fp = g.def(&format!("getelementptr i32, i32* {base}, i64 32"));
+        let f = g.def(&format!("load i32, i32* {fp}"));
+        let cz = g.def(&format!("zext i1 {clash} to i32"));
+        let f2 = g.def(&format!("or i32 {f}, {cz}"));
+        g.line(&format!("store i32 {f2}, i32* {fp}"));
     }
     Ok(())
 }

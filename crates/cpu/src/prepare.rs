@@ -56,10 +56,19 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
                 InstKind::Call { .. } | InstKind::CallIndirect { .. } => {
                     Some("calls of device functions")
                 }
-                InstKind::Bar { kind, count, .. }
-                    if *kind == BarKind::Arrive || count.is_some() =>
-                {
-                    Some("bar.arrive and barriers with thread counts")
+                InstKind::Bar {
+                    kind, count, id, ..
+                } if *kind == BarKind::Arrive || count.is_some() => {
+                    // The driver counts arrivals per barrier id; odd forms
+                    // (and the errors they make) stay with the interpreter.
+                    let ok_id = matches!(id, Value::Imm(v) if *v < 16);
+                    let ok_count = match count {
+                        None => true,
+                        Some(Value::Imm(c)) => *c > 0 && *c % 32 == 0 && *c <= 1024,
+                        Some(_) => false,
+                    };
+                    (!ok_id || !ok_count)
+                        .then_some("barriers with run-time ids or odd thread counts")
                 }
                 InstKind::AddrOf {
                     sym: Symbol::Function(_),
@@ -72,6 +81,22 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
             }
         }
     }
+    let bars = || f.blocks.values().flat_map(|b| &b.insts);
+    if bars().any(|i| counted_barrier(&i.kind))
+        && bars().any(|i| {
+            matches!(
+                i.kind,
+                InstKind::Bar {
+                    kind: BarKind::Red(_),
+                    ..
+                }
+            )
+        })
+    {
+        return Err(Unsupported(
+            "bar.red together with bar.arrive or counted barriers".into(),
+        ));
+    }
     if m.globals.values().any(|g| {
         g.relocs
             .iter()
@@ -80,6 +105,12 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
         return Err(Unsupported("function-pointer tables".into()));
     }
     Ok(())
+}
+
+/// `bar.arrive` and barriers with a thread count: the CTA driver counts
+/// their arrivals per barrier id (see `lib.rs`).
+pub fn counted_barrier(k: &InstKind) -> bool {
+    matches!(k, InstKind::Bar { kind, count, .. } if *kind == BarKind::Arrive || count.is_some())
 }
 
 /// `split_collectives(b)`: whether warp collectives in block `b` (of the
