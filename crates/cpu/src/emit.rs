@@ -144,6 +144,8 @@ pub(crate) struct Gen<'a> {
     pub(crate) regs_in_state: bool,
     /// The CPU has AVX-512 (two-table permutes for shuffles).
     pub(crate) avx512: bool,
+    /// Registers that only ever hold one constant (see `uniform::constants`).
+    pub(crate) consts: std::collections::HashMap<Reg, u64>,
     /// Element sizes whose out-of-line slow load path is used.
     pub(crate) slow_loads: std::collections::BTreeSet<u32>,
     /// Stack buffers, emitted in the entry block.
@@ -1105,6 +1107,7 @@ pub fn emit(
         checks: Vec::new(),
         regs_in_state: false,
         avx512: features.contains("+avx512f"),
+        consts: crate::uniform::constants(&p.func),
         slow_loads: std::collections::BTreeSet::new(),
         allocas: String::new(),
         lean_barriers: false,

@@ -307,8 +307,11 @@ fn load_object(obj: &[u8], helpers: &[(&str, usize)]) -> Result<CtaFn, Unsupport
             // Reading 16 KiB at the start of freshly linked code: the JIT's
             // code section is at least that large for any kernel here.
             let bytes = std::slice::from_raw_parts(addr as *const u8, 16384);
-            let _ = std::fs::write(path, bytes);
-            eprintln!("warpfold: wf_cta at {addr:#x}");
+            // One file per kernel: the path with the code's address added.
+            let mut path = path;
+            path.push(format!(".{addr:x}"));
+            let _ = std::fs::write(&path, bytes);
+            eprintln!("warpfold: wf_cta at {addr:#x} in {}", path.to_string_lossy());
         }
         // `wf_cta` was generated with exactly this signature.
         Ok(std::mem::transmute::<usize, CtaFn>(addr as usize))

@@ -1621,6 +1621,40 @@ pub(crate) fn emit_inst(
             } else {
                 g.val(*a, 32)
             };
+            let konst = |v: &Value| match v {
+                Value::Imm(x) => Some(*x),
+                Value::Reg(r) => g.consts.get(r).copied(),
+            };
+            if let (Some(bk), Some(ck)) = (konst(b), konst(c)) {
+                // Constant lane pattern (shuffle trees): one constant
+                // permutation, which LLVM lowers well for any vector ISA.
+                let (j, ok) = shfl_lanes(*mode, bk as u32, ck as u32);
+                let jm = format!(
+                    "<{}>",
+                    j.iter().map(|x| format!("i32 {x}")).collect::<Vec<_>>().join(", ")
+                );
+                let got = g.def(&format!(
+                    "shufflevector <32 x i32> {av}, <32 x i32> undef, <32 x i32> {jm}"
+                ));
+                let jv = format!(
+                    "<{}>",
+                    j.iter().map(|x| format!("i32 {x}")).collect::<Vec<_>>().join(", ")
+                );
+                let okv = format!(
+                    "<{}>",
+                    ok.iter().map(|x| format!("i1 {}", u8::from(*x))).collect::<Vec<_>>().join(", ")
+                );
+                let ps = g.splat("i32", &part);
+                let sh = bin(g, "lshr", 32, &ps, &jv);
+                let bit = bin(g, "and", 32, &sh, &sc(32, 1));
+                let inp = icmp(g, "ne", 32, &bit, "zeroinitializer");
+                let v = sel(g, &inp, 32, &got, &av);
+                g.set(*dst, &v, 32, false, &exec);
+                if let Some(p) = pred_dst {
+                    g.set(*p, &okv, 1, false, &exec);
+                }
+                return Ok(());
+            }
             let bv = g.val(*b, 32);
             let bv = bin(g, "and", 32, &bv, &sc(32, 31));
             let cv = g.val(*c, 32);
@@ -2785,6 +2819,39 @@ fn narrow_i64(g: &mut Gen, x: &str, bits: u32) -> String {
 
 /// Lane `j[l]` of `v` for each lane `l`: two-table permutes over the
 /// vector's halves (AVX-512 `vpermi2d`), a few cycles.
+/// Source lane and whether it is in range, per lane, of a shuffle with
+/// constant `b` and `c` (the PTX ISA's formula; out-of-range lanes read
+/// their own value).
+fn shfl_lanes(mode: ShflMode, b: u32, c: u32) -> ([u32; 32], [bool; 32]) {
+    let (b, cval, seg) = (b & 31, c & 31, (c >> 8) & 31);
+    let mut j = [0u32; 32];
+    let mut ok = [false; 32];
+    for lane in 0..32u32 {
+        let maxl = (lane & seg) | (cval & !seg);
+        let (src, good) = match mode {
+            ShflMode::Up => {
+                let s = lane as i32 - b as i32;
+                (s, s >= maxl as i32)
+            }
+            ShflMode::Down => {
+                let s = (lane + b) as i32;
+                (s, s <= maxl as i32)
+            }
+            ShflMode::Bfly => {
+                let s = (lane ^ b) as i32;
+                (s, s <= maxl as i32)
+            }
+            ShflMode::Idx => {
+                let s = ((lane & seg) | (b & !seg)) as i32;
+                (s, s <= maxl as i32)
+            }
+        };
+        j[lane as usize] = if good { src as u32 } else { lane };
+        ok[lane as usize] = good;
+    }
+    (j, ok)
+}
+
 fn permute_lanes(g: &mut Gen, v: &str, j: &str) -> String {
     let (lo, hi) = (lanes_mask(0..16), lanes_mask(16..32));
     let half = |g: &mut Gen, x: &str, idx: &str| {

@@ -39,7 +39,7 @@ pub fn rewrite(m: &Module, f: &mut Function, shape: Shape) -> Result<(), Unsuppo
     let log = |x: u32| x.trailing_zeros();
     // Lane bits that select the real CTA.
     let group = 0x1f & !(n - 1);
-    let known = constants(f);
+    let known = crate::uniform::constants(f);
     let konst = |v: &Value| match v {
         Value::Imm(x) => Some(*x),
         Value::Reg(r) => known.get(r).copied(),
@@ -172,30 +172,6 @@ fn full_mask(mask: &mut Value, value: Option<u64>, n: u32, line: u32) -> Result<
             "a member mask that is not every thread of the block (PTX line {line})"
         ))),
     }
-}
-
-/// Registers whose only definition is an unguarded move of a constant
-/// (compilers often keep shuffle operands in registers).
-fn constants(f: &Function) -> std::collections::HashMap<Reg, u64> {
-    let mut defs: std::collections::HashMap<Reg, Option<u64>> = Default::default();
-    for b in f.blocks.values() {
-        for i in &b.insts {
-            let value = match i.kind {
-                InstKind::Mov {
-                    src: Value::Imm(v),
-                    ty,
-                    ..
-                } if i.guard.is_none() && ty.bits() <= 64 => Some(v),
-                _ => None,
-            };
-            for r in crate::uniform::defs(&i.kind) {
-                defs.entry(r)
-                    .and_modify(|d| *d = None)
-                    .or_insert(value);
-            }
-        }
-    }
-    defs.into_iter().filter_map(|(r, v)| Some((r, v?))).collect()
 }
 
 /// Each real CTA would need shared memory of its own.

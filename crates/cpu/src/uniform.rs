@@ -411,3 +411,27 @@ pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
         }
     }
 }
+
+/// Registers whose only definition is an unguarded move of a constant
+/// (compilers often keep shuffle operands in registers).
+pub(crate) fn constants(f: &Function) -> std::collections::HashMap<Reg, u64> {
+    let mut seen: std::collections::HashMap<Reg, Option<u64>> = Default::default();
+    for b in f.blocks.values() {
+        for i in &b.insts {
+            let value = match i.kind {
+                InstKind::Mov {
+                    src: Value::Imm(v),
+                    ty,
+                    ..
+                } if i.guard.is_none() && ty.bits() <= 64 => Some(v),
+                _ => None,
+            };
+            for r in defs(&i.kind) {
+                seen.entry(r)
+                    .and_modify(|d| *d = None)
+                    .or_insert(value);
+            }
+        }
+    }
+    seen.into_iter().filter_map(|(r, v)| Some((r, v?))).collect()
+}

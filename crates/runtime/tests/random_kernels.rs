@@ -91,11 +91,25 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32) {
         )),
         7 => {
             let mode = ["up", "down", "bfly", "idx"][rng.pick(4)];
+            // Segments of 32 to 2 lanes, the clamp CUDA uses for the mode
+            // (or any); the lane operand constant or from a register (the
+            // backend lowers the two differently).
+            let width = 32 >> rng.pick(5);
+            let clamp = match rng.pick(4) {
+                0 => rng.pick(32),
+                _ if mode == "up" => 0,
+                _ => 31,
+            };
+            let c = ((32 - width) << 8) | clamp;
+            let b = if rng.pick(3) == 0 {
+                r(rng)
+            } else {
+                rng.pick(32).to_string()
+            };
             out.push_str(&format!(
-                "  shfl.sync.{mode}.b32 {}, {}, {}, 31, -1;\n",
+                "  shfl.sync.{mode}.b32 {}, {}, {b}, {c}, -1;\n",
                 r(rng),
                 r(rng),
-                rng.pick(32)
             ));
         }
         8 => {
