@@ -144,6 +144,9 @@ pub(crate) struct Gen<'a> {
     pub(crate) regs_in_state: bool,
     /// The CPU has AVX-512 (two-table permutes for shuffles).
     pub(crate) avx512: bool,
+    /// Per block (by order index): the body of a triangle (see
+    /// `triangle_bodies`).
+    pub(crate) tri_body: Vec<bool>,
     /// Registers that only ever hold one constant (see `uniform::constants`).
     pub(crate) consts: std::collections::HashMap<Reg, u64>,
     /// Element sizes whose out-of-line slow load path is used.
@@ -223,6 +226,62 @@ pub(crate) fn lane_steps(bits: u32, l: Lanes) -> String {
             format!("i{bits} {v}")
         })
         .collect();
+    format!("<{}>", items.join(", "))
+}
+
+/// Blocks T (by order index) that are the body of an if-then triangle
+/// B, T, F laid out in this order: B branches to T or F, T is reached only
+/// from B, jumps to F and has no warp collective or barrier. Lanes that
+/// leave B for F then wait while T runs, as the earliest-block rule says,
+/// and nothing can run between T and F; so when B's lanes split, T runs
+/// with its lanes and the others are kept in `%pend`, and T's end joins
+/// them at F without going through the dispatcher's per-lane targets.
+fn triangle_bodies(p: &Prepared) -> Vec<bool> {
+    let f = &p.func;
+    let n = p.order.len();
+    let mut preds = vec![0u32; n];
+    for b in &p.order {
+        let succs: Vec<BlockId> = match &f.blocks[*b].term {
+            Some(Terminator::Jump(t)) => vec![*t],
+            Some(Terminator::Branch { then, els, .. }) => vec![*then, *els],
+            _ => vec![],
+        };
+        for s in succs {
+            if let Some(c) = preds.get_mut(p.id_of[s.0 as usize] as usize) {
+                *c += 1;
+            }
+        }
+    }
+    let id = |b: BlockId| p.id_of[b.0 as usize] as usize;
+    (0..n)
+        .map(|t| {
+            if t == 0 || t + 1 >= n || preds[t] != 1 {
+                return false;
+            }
+            let body = &f.blocks[p.order[t]];
+            let head = &f.blocks[p.order[t - 1]];
+            let jumps_on = matches!(body.term, Some(Terminator::Jump(x)) if id(x) == t + 1);
+            let splits = matches!(head.term, Some(Terminator::Branch { then, els, .. })
+                if (id(then), id(els)) == (t, t + 1) || (id(then), id(els)) == (t + 1, t));
+            let plain = !body.insts.iter().any(|i| {
+                matches!(
+                    i.kind,
+                    InstKind::Bar { .. }
+                        | InstKind::Shfl { .. }
+                        | InstKind::Vote { .. }
+                        | InstKind::Match { .. }
+                        | InstKind::Redux { .. }
+                        | InstKind::WarpSync { .. }
+                )
+            });
+            jumps_on && splits && plain
+        })
+        .collect()
+}
+
+/// Each lane's bit of a 32-bit lane mask: `<i32 1, i32 2, i32 4, ...>`.
+pub(crate) fn lane_bits() -> String {
+    let items: Vec<String> = (0..W).map(|i| format!("i32 {}", (1u32 << i) as i32)).collect();
     format!("<{}>", items.join(", "))
 }
 
@@ -589,7 +648,18 @@ impl<'a> Gen<'a> {
 
     pub(crate) fn mask_of_bits(&mut self, b: &str) -> String {
         let m = self.t();
-        self.line(&format!("{m} = bitcast i32 {b} to <32 x i1>"));
+        if self.avx512 {
+            // One move into a mask register.
+            self.line(&format!("{m} = bitcast i32 {b} to <32 x i1>"));
+        } else {
+            // Without mask registers LLVM 14 extracts and inserts the 32
+            // bits one by one; a broadcast, an and with each lane's bit
+            // and a compare are three instructions per vector register.
+            let s = self.splat("i32", b);
+            let bits = lane_bits();
+            let a = self.def(&format!("and <32 x i32> {s}, {bits}"));
+            self.line(&format!("{m} = icmp ne <32 x i32> {a}, zeroinitializer"));
+        }
         m
     }
 
@@ -1107,6 +1177,7 @@ pub fn emit(
         checks: Vec::new(),
         regs_in_state: false,
         avx512: features.contains("+avx512f"),
+        tri_body: triangle_bodies(p),
         consts: crate::uniform::constants(&p.func),
         slow_loads: std::collections::BTreeSet::new(),
         allocas: String::new(),
@@ -1206,6 +1277,10 @@ pub fn emit(
     // sit at earlier blocks, and only the dispatcher knows where to go.
     g.line("%latest = alloca i1");
     g.line("store i1 false, i1* %latest");
+    // Lanes waiting at the block after a triangle's body (see
+    // `triangle_bodies`); zero everywhere else.
+    g.line("%pend = alloca i32");
+    g.line("store i32 0, i32* %pend");
     g.line("store i32 16384, i32* %budget");
     g.line("store i1 false, i1* %yielded");
     // A first call (`fresh_live` = the warp's live lanes) starts every
@@ -1611,7 +1686,7 @@ pub fn emit(
             .replacen(";ALLOCAS\n", &allocas, 1)
             .replacen(";INLINE\n", inline, 1),
     );
-    ir.push_str(&cta_fn(release));
+    ir.push_str(&cta_fn(release, g.avx512));
     for bits in &g.slow_loads {
         ir.push_str(&crate::lower::slow_load_fn(*bits));
     }
@@ -1699,7 +1774,7 @@ const INLINE_BELOW_BYTES: usize = 400_000;
 /// other outcome goes back to the driver with the round's codes, lean
 /// barrier exits first turned into the general form. Returns 3 when the
 /// launch is cancelled.
-fn cta_fn(release: bool) -> String {
+fn cta_fn(release: bool, avx512: bool) -> String {
     let (check, back) = if release {
         (
             format!(
@@ -1771,7 +1846,7 @@ conv_do:
   %cat = sub i32 %cra, 1
   %cati = insertelement <32 x i32> undef, i32 %cat, i32 0
   %cats = shufflevector <32 x i32> %cati, <32 x i32> undef, <32 x i32> zeroinitializer
-  %clm = bitcast i32 %clv to <32 x i1>
+{clm}
   %cnext = select <32 x i1> %clm, <32 x i32> %cats, <32 x i32> {done}
   %cnp = bitcast i8* %cst to <32 x i32>*
   store <32 x i32> %cnext, <32 x i32>* %cnp, align 4
@@ -1804,6 +1879,17 @@ back2:
                 coll = state::WAIT_COLL,
                 pick = state::PICK_MAX,
                 done = sc(32, u64::from(DONE)),
+                clm = if avx512 {
+                    "  %clm = bitcast i32 %clv to <32 x i1>".to_string()
+                } else {
+                    format!(
+                        "  %clvi = insertelement <32 x i32> undef, i32 %clv, i32 0
+  %clvs = shufflevector <32 x i32> %clvi, <32 x i32> undef, <32 x i32> zeroinitializer
+  %clva = and <32 x i32> %clvs, {}
+  %clm = icmp ne <32 x i32> %clva, zeroinitializer",
+                        lane_bits()
+                    )
+                },
             ),
         )
     } else {

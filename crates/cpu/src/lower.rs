@@ -2062,6 +2062,26 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
     let conv = g.t();
     g.line(&format!("{conv} = icmp eq i32 {mb}, {live}"));
     match term {
+        Some(Terminator::Jump(t)) if g.tri_body[g.cur_id as usize] => {
+            // The end of a triangle's body: the lanes kept at the next
+            // block join; all live lanes there is the convergent case.
+            let id = id_of[t.0 as usize];
+            let pend = g.load_scalar("pend", "i32");
+            g.line("store i32 0, i32* %pend");
+            let all = g.def(&format!("or i32 {mb}, {pend}"));
+            let joined = g.def(&format!("icmp eq i32 {all}, {live}"));
+            let (fast, slow) = (g.label("tri_join"), g.label("tri_slow"));
+            g.line(&format!("br i1 {joined}, label %{fast}, label %{slow}"));
+            g.emit_label(&fast);
+            let lm = g.mask_of_bits(&live);
+            g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
+            let tl = g.target(id);
+            g.line(&format!("br label %{tl}"));
+            g.emit_label(&slow);
+            // Kept lanes already have the next block as their target.
+            set_next(g, &sc(32, u64::from(id)));
+            go_as_dispatcher(g, id);
+        }
         Some(Terminator::Jump(t)) => {
             let id = id_of[t.0 as usize];
             let slow = g.label("jump_slow");
@@ -2113,10 +2133,28 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
                 g.line(&format!("{any_lo} = icmp ne i32 {lo_bits}, 0"));
                 let (llo, lhi) = (g.label("to_lo"), g.label("to_hi"));
                 g.line(&format!("br i1 {any_lo}, label %{llo}, label %{lhi}"));
-                for (l, x) in [(llo, lo), (lhi, hi)] {
-                    g.emit_label(&l);
-                    go_as_dispatcher(g, x);
+                let triangle = lo == g.cur_id + 1
+                    && hi == lo + 1
+                    && g.tri_body.get(lo as usize).copied().unwrap_or(false);
+                g.emit_label(&llo);
+                if triangle {
+                    // Run the body with its lanes; keep the others (their
+                    // target is already the block after it).
+                    let latest = g.load_scalar("latest", "i1");
+                    let (go, disp) = (g.label("tri_go"), g.label("tri_disp"));
+                    g.line(&format!("br i1 {latest}, label %{disp}, label %{go}"));
+                    g.emit_label(&go);
+                    let hi_bits = g.def(&format!("xor i32 {mb}, {lo_bits}"));
+                    g.line(&format!("store i32 {hi_bits}, i32* %pend"));
+                    let lm = g.mask_of_bits(&lo_bits);
+                    g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
+                    let tl = g.target(lo);
+                    g.line(&format!("br label %{tl}"));
+                    g.emit_label(&disp);
                 }
+                go_as_dispatcher(g, lo);
+                g.emit_label(&lhi);
+                go_as_dispatcher(g, hi);
             }
         }
         Some(Terminator::Exit) | Some(Terminator::Return) | None => {
