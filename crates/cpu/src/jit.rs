@@ -219,7 +219,14 @@ fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
     }
     fpm.finalize();
     if let Some(path) = std::env::var_os("WARPFOLD_DUMP_OPT") {
-        // The optimised module, as the code generator sees it.
+        // The optimised module, as the code generator sees it; the first
+        // kernel compiled in `FILE`, later ones in `FILE.2`, `FILE.3`...
+        static DUMPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = DUMPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut path = path;
+        if n > 0 {
+            path.push(format!(".{}", n + 1));
+        }
         let _ = module.print_to_file(std::path::Path::new(&path));
     }
     let t_cg = std::time::Instant::now();

@@ -121,9 +121,13 @@ fn compile_as(
         .get(kernel)
         .filter(|f| f.is_kernel)
         .ok_or_else(|| Unsupported("not a kernel".into()))?;
-    // A packed kernel's code runs one warp CTA of 32 threads.
+    // A packed kernel's code runs one warp CTA of 32 threads; each real
+    // CTA's shared memory is its static size (16-byte aligned) after the
+    // previous one's.
+    let layout = shared_layout(m, kernel);
+    let share = layout.dynamic_base().max(16);
     let (packed, code_shape) = match pack {
-        Some(_) => (Some(shape), pack::WARP_CTA),
+        Some(_) => (Some((shape, share)), pack::WARP_CTA),
         None => (None, shape),
     };
     // Blocks every live lane runs together keep their warp collectives
@@ -135,11 +139,14 @@ fn compile_as(
         // The real CTAs of a warp must never wait for each other.
         for b in &split.order {
             let sync = split.func.blocks[*b].insts.iter().find(|i| {
-                matches!(i.kind, InstKind::Shfl { .. } | InstKind::WarpSync { .. })
+                matches!(
+                    i.kind,
+                    InstKind::Shfl { .. } | InstKind::WarpSync { .. } | InstKind::Bar { .. }
+                )
             });
             if let Some(inst) = sync {
                 if !convergent.get(b.0 as usize).copied().unwrap_or(false) {
-                    return Err(Unsupported(format!("packing CTAs into a warp: a warp operation not every lane runs together (PTX line {})", inst.loc.line)));
+                    return Err(Unsupported(format!("packing CTAs into a warp: a warp operation or barrier not every lane reaches together (PTX line {})", inst.loc.line)));
                 }
             }
         }
@@ -147,7 +154,6 @@ fn compile_as(
     let p = prepare::prepare(m, kernel, packed, &|b| {
         !convergent.get(b.0 as usize).copied().unwrap_or(false)
     })?;
-    let layout = shared_layout(m, kernel);
     let (cpu, features) = jit::host();
     let e = emit::emit(m, &p, &layout, code_shape, cpu, features)?;
     if let Some(dir) = std::env::var_os("WARPFOLD_DUMP_LLVM") {
@@ -312,7 +318,13 @@ pub fn launch(
     let memory = &memory;
     // One worker's share: CTAs taken a chunk at a time until none is left.
     let work = |w: usize| {
-        let mut shared = vec![0u8; shared_total as usize + 16];
+        // A packed warp holds P real CTAs' shared memory, one share apart.
+        let shared_len = if pack > 1 {
+            pack * k.layout.dynamic_base().max(16)
+        } else {
+            shared_total
+        };
+        let mut shared = vec![0u8; shared_len as usize + 16];
         let mut local = vec![0u8; (nthreads * k.frame_size.max(1)) as usize + 16];
         let nwarps = (nthreads as usize).div_ceil(W as usize);
         // 128 bytes of slack: the states start 128-byte aligned

@@ -124,7 +124,14 @@ fn symbol_addr(g: &mut Gen, sym: Symbol, generic: bool) -> Result<String, Unsupp
             Space::Param,
             Some(g.p.func.params.get(i as usize).map_or(0, |p| p.offset)),
         ),
-        Symbol::Function(_) => return Err(Unsupported("function addresses".into())),
+        // The interpreter's value (function-pointer tables in memory hold
+        // it; indirect calls compare against it).
+        Symbol::Function(f) => {
+            return Ok(sc(
+                64,
+                warpfold_interp::memory::FUNC_WINDOW + 16 * u64::from(f.0),
+            ))
+        }
     };
     let c = sc(64, off.unwrap_or(0));
     if !generic {

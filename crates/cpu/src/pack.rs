@@ -9,10 +9,15 @@
 //! vector). The launcher runs the warp CTAs, with the missing real CTAs of
 //! the last one as dead lanes, and gives `%nctaid` the real grid.
 //!
+//! Each real CTA gets its own shared memory, one stride apart: wherever
+//! the kernel takes a `.shared` variable's address, the lane's CTA times
+//! the stride is added.
+//!
 //! Only kernels where every real CTA's behaviour is unchanged qualify: no
-//! shared memory (each real CTA would need its own), no barriers (the real
-//! CTAs could wait at different ones), no votes, ballots, matches,
-//! reductions or lane masks (their results span the warp). Shuffles and
+//! dynamic shared memory (its size is the launch's), plain barriers only
+//! and only where every live lane arrives together (else the real CTAs
+//! could wait at different ones), no votes, ballots, matches, reductions
+//! or lane masks (their results span the warp). Shuffles and
 //! `bar.warp.sync` qualify when their member mask names every thread of
 //! the real CTA and their source lane provably stays inside it; `compile`
 //! also requires them in blocks all live lanes run together, so the real
@@ -32,8 +37,11 @@ pub fn per_warp(shape: Shape) -> Option<u32> {
 pub const WARP_CTA: Shape = [32, 1, 1];
 
 /// Rewrite `f` (a kernel with its calls inlined) to run warp CTAs of real
-/// blocks of `shape`, or say why its behaviour would change.
-pub fn rewrite(m: &Module, f: &mut Function, shape: Shape) -> Result<(), Unsupported> {
+/// blocks of `shape`, or say why its behaviour would change. Each real
+/// CTA's shared memory is `stride` bytes after the previous one's: the
+/// address of every `.shared` variable gets the lane's CTA times `stride`
+/// added where it is taken.
+pub fn rewrite(m: &Module, f: &mut Function, shape: Shape, stride: u64) -> Result<(), Unsupported> {
     let n = shape.iter().product::<u32>();
     let p = per_warp(shape).ok_or_else(|| no("blocks of 32 threads or more"))?;
     let log = |x: u32| x.trailing_zeros();
@@ -137,7 +145,88 @@ pub fn rewrite(m: &Module, f: &mut Function, shape: Shape) -> Result<(), Unsuppo
                     }
                 }
                 InstKind::WarpSync { mask } => full_mask(mask, konst(mask), n, line)?,
-                InstKind::Bar { .. } => return Err(no(&format!("barriers (PTX line {line})"))),
+                // Plain barriers only, and (checked by `compile`) where every
+                // live lane arrives together: the warp's real CTAs then
+                // all wait at the same barrier, each for all its threads.
+                InstKind::Bar {
+                    kind: BarKind::Sync,
+                    count: None,
+                    ..
+                } => {}
+                InstKind::Bar { .. } => {
+                    return Err(no(&format!(
+                        "bar.red, bar.arrive or counted barriers (PTX line {line})"
+                    )))
+                }
+                InstKind::AddrOf { dst, sym, .. } if shared_sym(m, sym) => {
+                    // Take the address into a temporary; the register gets
+                    // it plus the lane's CTA's share.
+                    let dst = *dst;
+                    let ty = f.regs[dst].ty;
+                    let t = f.regs.push(RegInfo {
+                        name: format!("%wf_pack{}", f.regs.len()),
+                        ty,
+                    });
+                    let guard = inst.guard.take();
+                    if let InstKind::AddrOf { dst, .. } = &mut inst.kind {
+                        *dst = t;
+                    }
+                    out.push(inst);
+                    let mut e = Emit {
+                        f: &mut *f,
+                        out: &mut out,
+                        loc,
+                        guard,
+                    };
+                    let off = e.share_offset(n, stride, ty.bits());
+                    e.add_to(dst, ty, Value::Reg(t), off);
+                    continue;
+                }
+                InstKind::Ld { addr, space, .. }
+                | InstKind::St { addr, space, .. }
+                | InstKind::Atom { addr, space, .. }
+                    if matches!(&addr.base, AddrBase::Symbol(s) if shared_sym(m, s)) =>
+                {
+                    // `[var+off]`: through a register holding this CTA's
+                    // address of `var` (in the access's space).
+                    let AddrBase::Symbol(sym) = addr.base else {
+                        unreachable!()
+                    };
+                    let (aspace, ty) = match *space {
+                        Space::Shared => (Space::Shared, Ty::U32),
+                        Space::Generic => (Space::Generic, Ty::U64),
+                        _ => {
+                            return Err(no(&format!(
+                                "a shared variable accessed in another space (PTX line {line})"
+                            )))
+                        }
+                    };
+                    let t = f.regs.push(RegInfo {
+                        name: format!("%wf_pack{}", f.regs.len()),
+                        ty,
+                    });
+                    let r = f.regs.push(RegInfo {
+                        name: format!("%wf_pack{}", f.regs.len()),
+                        ty,
+                    });
+                    addr.base = AddrBase::Reg(r);
+                    let mut e = Emit {
+                        f: &mut *f,
+                        out: &mut out,
+                        loc,
+                        guard: None,
+                    };
+                    e.push(
+                        InstKind::AddrOf {
+                            dst: t,
+                            sym,
+                            space: aspace,
+                        },
+                        None,
+                    );
+                    let off = e.share_offset(n, stride, ty.bits());
+                    e.add_to(r, ty, Value::Reg(t), off);
+                }
                 InstKind::Vote { .. }
                 | InstKind::Match { .. }
                 | InstKind::Redux { .. }
@@ -174,27 +263,38 @@ fn full_mask(mask: &mut Value, value: Option<u64>, n: u32, line: u32) -> Result<
     }
 }
 
-/// Each real CTA would need shared memory of its own.
+/// Whether a symbol is a `.shared` variable.
+fn shared_sym(m: &Module, s: &Symbol) -> bool {
+    matches!(s, Symbol::Global(g) if m.globals.get(*g).is_some_and(|g| g.space == Space::Shared))
+}
+
+/// Shared memory the rewrite cannot give each real CTA its own copy of:
+/// dynamic shared memory (its size is the launch's), absolute shared
+/// addresses and `isspacep.shared`.
 fn check_space(m: &Module, k: &InstKind, line: u32) -> Result<(), Unsupported> {
-    let shared_sym = |s: &Symbol| match s {
-        Symbol::Global(g) => m.globals.get(*g).is_some_and(|g| g.space == Space::Shared),
-        _ => false,
+    let dynamic = |s: &Symbol| {
+        matches!(s, Symbol::Global(g) if m.globals.get(*g).is_some_and(|g| g.space == Space::Shared && g.dynamic))
     };
-    let shared_addr = |a: &Address| matches!(&a.base, AddrBase::Symbol(s) if shared_sym(s));
-    let uses = match k {
-        InstKind::AddrOf { sym, space, .. } => *space == Space::Shared || shared_sym(sym),
-        InstKind::IsSpace { space, .. } | InstKind::Cvta { space, .. } => *space == Space::Shared,
+    let bad = match k {
+        InstKind::AddrOf { sym, .. } => dynamic(sym),
+        InstKind::IsSpace { space, .. } => *space == Space::Shared,
         InstKind::Ld { space, addr, .. }
         | InstKind::St { space, addr, .. }
-        | InstKind::Atom { space, addr, .. } => *space == Space::Shared || shared_addr(addr),
+        | InstKind::Atom { space, addr, .. } => match &addr.base {
+            AddrBase::Symbol(s) => dynamic(s),
+            AddrBase::None => *space == Space::Shared,
+            AddrBase::Reg(_) => false,
+        },
         InstKind::ReadSpecial {
-            sreg: Special::DynamicSmemSize | Special::TotalSmemSize,
+            sreg: Special::DynamicSmemSize,
             ..
         } => true,
         _ => false,
     };
-    if uses {
-        return Err(no(&format!("shared memory (PTX line {line})")));
+    if bad {
+        return Err(no(&format!(
+            "dynamic shared memory or absolute shared addresses (PTX line {line})"
+        )));
     }
     Ok(())
 }
@@ -250,6 +350,48 @@ impl Emit<'_> {
     fn lane_in_cta(&mut self, n: u32) -> Value {
         let v = self.special(Special::Tid(0));
         self.int(IntOp::And, v, Value::Imm(u64::from(n - 1)))
+    }
+
+    /// The lane's real CTA times `stride`, at `bits`.
+    fn share_offset(&mut self, n: u32, stride: u64, bits: u32) -> Value {
+        let v = self.special(Special::Tid(0));
+        let k = self.int(IntOp::Shr, v, Value::Imm(u64::from(n.trailing_zeros())));
+        let off = self.int(IntOp::MulLo, k, Value::Imm(stride));
+        if bits == 32 {
+            return off;
+        }
+        let wide = self.f.regs.push(RegInfo {
+            name: format!("%wf_pack{}", self.f.regs.len()),
+            ty: Ty::U64,
+        });
+        self.push(
+            InstKind::Cvt {
+                dst_ty: Ty::U64,
+                src_ty: Ty::U32,
+                dst: wide,
+                src: off,
+                round: None,
+                ftz: false,
+                sat: false,
+            },
+            None,
+        );
+        Value::Reg(wide)
+    }
+
+    /// `dst = a + b` at `ty`'s width, under the replaced instruction's guard.
+    fn add_to(&mut self, dst: Reg, ty: Ty, a: Value, b: Value) {
+        let g = self.guard;
+        let ty = if ty.bits() == 64 { Ty::U64 } else { Ty::U32 };
+        self.push(
+            InstKind::Int {
+                op: IntOp::Add,
+                ty,
+                dst,
+                args: vec![a, b],
+            },
+            g,
+        );
     }
 
     fn mov(&mut self, dst: Reg, src: Value) {

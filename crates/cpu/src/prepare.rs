@@ -49,7 +49,7 @@ fn is_sync_point(k: &InstKind) -> bool {
     )
 }
 
-fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
+fn check(f: &Function) -> Result<(), Unsupported> {
     for b in f.blocks.values() {
         for i in &b.insts {
             let what = match &i.kind {
@@ -70,10 +70,6 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
                     (!ok_id || !ok_count)
                         .then_some("barriers with run-time ids or odd thread counts")
                 }
-                InstKind::AddrOf {
-                    sym: Symbol::Function(_),
-                    ..
-                } => Some("function addresses"),
                 _ => None,
             };
             if let Some(w) = what {
@@ -97,13 +93,6 @@ fn check(m: &Module, f: &Function) -> Result<(), Unsupported> {
             "bar.red together with bar.arrive or counted barriers".into(),
         ));
     }
-    if m.globals.values().any(|g| {
-        g.relocs
-            .iter()
-            .any(|r| matches!(r.target, RelocTarget::Function(_)))
-    }) {
-        return Err(Unsupported("function-pointer tables".into()));
-    }
     Ok(())
 }
 
@@ -120,14 +109,18 @@ pub fn counted_barrier(k: &InstKind) -> bool {
 pub fn prepare(
     m: &Module,
     kernel: FuncId,
-    packed: Option<crate::lanes::Shape>,
+    packed: Option<(crate::lanes::Shape, u64)>,
     split_collectives: &dyn Fn(BlockId) -> bool,
 ) -> Result<Prepared, Unsupported> {
     // Device functions are inlined: the warp function is one flat CFG.
-    let (mut func, layout) = warpfold_ir::inline::inline_calls(m, kernel).map_err(Unsupported)?;
-    check(m, &func)?;
-    if let Some(shape) = packed {
-        crate::pack::rewrite(m, &mut func, shape)?;
+    // Function addresses have the interpreter's values (function-pointer
+    // tables in memory hold them).
+    let addr = |f: FuncId| warpfold_interp::memory::FUNC_WINDOW + 16 * u64::from(f.0);
+    let (mut func, layout) =
+        warpfold_ir::inline::inline_calls(m, kernel, Some(&addr)).map_err(Unsupported)?;
+    check(&func)?;
+    if let Some((shape, stride)) = packed {
+        crate::pack::rewrite(m, &mut func, shape, stride)?;
     }
     // Blocks are split in place: each block becomes a run of pieces, kept
     // together in the order list.

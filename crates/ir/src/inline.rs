@@ -6,7 +6,7 @@
 
 use crate::entity::{BlockId, FuncId, LocalId, Reg};
 use crate::inst::*;
-use crate::module::{Block, Function, Module, ParamBinding, RegInfo};
+use crate::module::{Block, Function, Module, ParamBinding, RegInfo, RelocTarget};
 use crate::types::{Space, Ty};
 
 /// Most instructions an inlined kernel may have (guards code size).
@@ -324,9 +324,140 @@ fn recursive(m: &Module, start: FuncId) -> bool {
     false
 }
 
+/// Functions whose address is taken (in code or in initialised variables).
+fn address_taken(m: &Module) -> std::collections::BTreeSet<FuncId> {
+    let mut out = std::collections::BTreeSet::new();
+    for g in m.globals.values() {
+        for r in &g.relocs {
+            if let RelocTarget::Function(t) = r.target {
+                out.insert(t);
+            }
+        }
+    }
+    for f in m.functions.values() {
+        for b in f.blocks.values() {
+            for i in &b.insts {
+                if let InstKind::AddrOf {
+                    sym: Symbol::Function(t),
+                    ..
+                } = i.kind
+                {
+                    out.insert(t);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Replace the indirect call `f.blocks[b].insts[k]` by tests of the target
+/// against each function it can reach (address taken, same number of
+/// parameters and results), in function order, each followed by a direct
+/// call of that function and a jump to the code after the call; a target
+/// that is none of them traps. Gives the new blocks in scheduling order.
+fn expand_indirect(
+    m: &Module,
+    f: &mut Function,
+    b: BlockId,
+    k: usize,
+    addr: &dyn Fn(FuncId) -> u64,
+) -> Result<Vec<BlockId>, String> {
+    let call = f.blocks[b].insts[k].clone();
+    let InstKind::CallIndirect { target, args, rets } = call.kind else {
+        return Err("not an indirect call".into());
+    };
+    let loc = call.loc;
+    let candidates: Vec<FuncId> = address_taken(m)
+        .into_iter()
+        .filter(|c| {
+            m.functions.get(*c).is_some_and(|cf| {
+                !cf.is_kernel && cf.params.len() == args.len() && cf.returns.len() == rets.len()
+            })
+        })
+        .collect();
+    let rest: Vec<Inst> = f.blocks[b].insts.split_off(k + 1);
+    f.blocks[b].insts.pop();
+    let term = f.blocks[b].term.take();
+    let block = |f: &mut Function, insts: Vec<Inst>, term: Terminator| {
+        f.blocks.push(Block {
+            name: None,
+            insts,
+            term: Some(term),
+        })
+    };
+    let inst = |kind: InstKind| Inst {
+        kind,
+        guard: None,
+        loc,
+    };
+    // Built back to front: each test falls through to the next.
+    let cont = f.blocks.push(Block {
+        name: None,
+        insts: rest,
+        term,
+    });
+    let trap = block(f, vec![inst(InstKind::Trap)], Terminator::Exit);
+    let mut tail = vec![trap, cont];
+    let mut next = trap;
+    for c in candidates.iter().rev() {
+        let call_block = block(
+            f,
+            vec![inst(InstKind::Call {
+                func: *c,
+                args: args.clone(),
+                rets: rets.clone(),
+            })],
+            Terminator::Jump(cont),
+        );
+        let p = f.regs.push(RegInfo {
+            name: format!("%wf_callee{}", c.0),
+            ty: Ty::Pred,
+        });
+        let test = block(
+            f,
+            vec![inst(InstKind::Setp {
+                cmp: CmpOp::Eq,
+                ty: Ty::U64,
+                dst: p,
+                dst2: None,
+                a: target,
+                b: Value::Imm(addr(*c)),
+                combine: None,
+                ftz: false,
+            })],
+            Terminator::Branch {
+                pred: p,
+                negate: false,
+                then: call_block,
+                els: next,
+            },
+        );
+        tail.splice(0..0, [test, call_block]);
+        next = test;
+    }
+    f.blocks[b].term = Some(match call.guard {
+        None => Terminator::Jump(next),
+        Some((p, negate)) => Terminator::Branch {
+            pred: p,
+            negate,
+            then: next,
+            els: cont,
+        },
+    });
+    Ok(tail)
+}
+
 /// The kernel with every call inlined, and its blocks in scheduling order
-/// (each callee's blocks between its call and the code after it).
-pub fn inline_calls(m: &Module, kernel: FuncId) -> Result<(Function, Vec<BlockId>), String> {
+/// (each callee's blocks between its call and the code after it). With
+/// `func_addr` (the value a function's address has at run time), calls
+/// through function pointers become a test of the pointer against every
+/// function whose address is taken, each with a direct call; without,
+/// they are an error.
+pub fn inline_calls(
+    m: &Module,
+    kernel: FuncId,
+    func_addr: Option<&dyn Fn(FuncId) -> u64>,
+) -> Result<(Function, Vec<BlockId>), String> {
     let mut f = m.functions[kernel].clone();
     let mut order: Vec<BlockId> = f.blocks.keys().collect();
     let mut pos = 0;
@@ -342,16 +473,25 @@ pub fn inline_calls(m: &Module, kernel: FuncId) -> Result<(Function, Vec<BlockId
             continue;
         };
         let call = f.blocks[b].insts[k].clone();
+        if let InstKind::CallIndirect { .. } = call.kind {
+            let Some(addr) = func_addr else {
+                return Err(format!(
+                    "calls through function pointers (PTX line {})",
+                    call.loc.line
+                ));
+            };
+            let tail = expand_indirect(m, &mut f, b, k, addr)?;
+            order.splice(pos + 1..pos + 1, tail);
+            pos += 1;
+            continue;
+        }
         let InstKind::Call {
             func: callee_id,
             args,
             rets,
         } = call.kind
         else {
-            return Err(format!(
-                "calls through function pointers (PTX line {})",
-                call.loc.line
-            ));
+            unreachable!("found a call")
         };
         if recursive(m, callee_id) {
             return Err(format!("recursive calls (PTX line {})", call.loc.line));

@@ -156,3 +156,19 @@ fn printf_assert_and_trap_name_the_real_block_and_thread() {
     assert_eq!(outs[0], "0:0=0\n1:1=15\n2:2=30\n");
     assert_eq!(outs[0], outs[1]);
 }
+
+#[test]
+fn packed_blocks_each_have_their_own_shared_memory() {
+    let dev = Device::new();
+    let m = module(&dev);
+    for (grid, block) in [([9, 1, 1], [4, 1, 1]), ([7, 1, 1], [8, 1, 1]), ([5, 1, 1], [16, 1, 1])] {
+        assert_eq!(packed(&m, "block_reverse", block), 32 / block[0], "{block:?}");
+        let n = (grid[0] * block[0]) as usize;
+        let out = both("block_reverse", grid, block, &[floats(n, 5), vec![0; n]], &[]);
+        assert_eq!(out[0], out[1], "grid {grid:?} block {block:?}");
+    }
+    let block = [8, 1, 1];
+    assert_eq!(packed(&m, "block_dependent_barrier", block), 1);
+    let out = both("block_dependent_barrier", [7, 1, 1], block, &[vec![0; 56]], &[]);
+    assert_eq!(out[0], out[1]);
+}

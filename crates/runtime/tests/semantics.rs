@@ -247,3 +247,30 @@ fn lanes_reconverge_after_a_loop_with_different_trip_counts() {
         assert_eq!(got, want, "{backend:?}");
     }
 }
+
+#[test]
+fn a_call_through_a_bad_function_pointer_stops_the_launch() {
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new().with_backend(backend);
+        let m = dev
+            .load_ptx(include_str!("kernels/bad_function_pointer.ptx"))
+            .unwrap();
+        let k = m.kernel("bad_function_pointer").unwrap();
+        // The compiled backend calls through pointers itself.
+        assert_eq!(k.effective_backend([32, 1, 1]), (backend, None));
+        let out = dev.buffer_zeroed(32 * 4).unwrap();
+        k.launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out), Arg::U64(0)])
+            .unwrap_err();
+        let e = k
+            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out), Arg::U64(12345)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("bad_function_pointer") && e.contains("thread (5,0,0)"), "{backend:?}: {e}");
+        // A good pointer in every lane: the table's function.
+        let ok = dev.buffer_zeroed(32 * 4).unwrap();
+        k.launch([1, 1, 1], [5, 1, 1], 0, &[Arg::Buffer(&ok), Arg::U64(0)])
+            .unwrap();
+        let v = ok.to_vec::<i32>().unwrap();
+        assert_eq!(&v[..5], &[0, 2, 4, 6, 8], "{backend:?}");
+    }
+}

@@ -77,3 +77,38 @@ extern "C" __global__ void checked_double(const int* a, int* out)
     if (a[g] == 1000) asm("trap;");
     out[g] = 2 * a[g];
 }
+
+// Shared memory and barriers in blocks of 4, 8 or 16 threads: each block
+// reads its slice back through shared memory after a barrier and counts
+// its threads with a shared atomic. Packed, every block needs its own
+// shared memory.
+extern "C" __global__ void block_reverse(const float* x, float* out)
+{
+    __shared__ float s[16];
+    __shared__ int count;
+    int t = threadIdx.x, n = blockDim.x;
+    int g = blockIdx.x * n + t;
+    if (t == 0) count = 0;
+    s[t] = x[g];
+    __syncthreads();
+    float v = s[n - 1 - t] + s[(t + 1) % n];
+    atomicAdd(&count, 1);
+    __syncthreads();
+    out[g] = v * count;
+}
+
+// Barriers on paths that depend on the block: packed blocks would wait at
+// different barriers, so this kernel keeps one block per warp.
+extern "C" __global__ void block_dependent_barrier(int* out)
+{
+    __shared__ int s[16];
+    int t = threadIdx.x, n = blockDim.x;
+    s[t] = t * 10 + blockIdx.x;
+    if (blockIdx.x % 2) {
+        __syncthreads();
+        out[blockIdx.x * n + t] = s[(t + 1) % n];
+    } else {
+        __syncthreads();
+        out[blockIdx.x * n + t] = s[(t + 2) % n];
+    }
+}
