@@ -144,6 +144,7 @@ pub(crate) struct Gen<'a> {
     pub(crate) regs_in_state: bool,
     /// The CPU has AVX-512 (two-table permutes for shuffles).
     pub(crate) avx512: bool,
+    pub(crate) avx2: bool,
     /// Per block (by order index): the body of a triangle (see
     /// `triangle_bodies`).
     pub(crate) tri_body: Vec<bool>,
@@ -1177,6 +1178,7 @@ pub fn emit(
         checks: Vec::new(),
         regs_in_state: false,
         avx512: features.contains("+avx512f"),
+        avx2: features.contains("+avx2"),
         tri_body: triangle_bodies(p),
         consts: crate::uniform::constants(&p.func),
         slow_loads: std::collections::BTreeSet::new(),
@@ -1998,6 +2000,7 @@ declare <32 x float> @llvm.sqrt.v32f32(<32 x float>)
 declare <32 x double> @llvm.sqrt.v32f64(<32 x double>)
 declare <32 x double> @llvm.exp2.v32f64(<32 x double>)
 declare <16 x i32> @llvm.x86.avx512.vpermi2var.d.512(<16 x i32>, <16 x i32>, <16 x i32>)
+declare <8 x i32> @llvm.x86.avx2.permd(<8 x i32>, <8 x i32>)
 declare <32 x double> @llvm.log2.v32f64(<32 x double>)
 declare <32 x double> @llvm.sin.v32f64(<32 x double>)
 declare <32 x double> @llvm.cos.v32f64(<32 x double>)

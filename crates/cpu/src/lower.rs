@@ -1699,6 +1699,8 @@ pub(crate) fn emit_inst(
             let j = sel(g, &ok, 32, &j, &lane);
             let got = if g.avx512 {
                 permute_lanes(g, &av, &j)
+            } else if g.avx2 {
+                permute_lanes_avx2(g, &av, &j)
             } else {
                 gather_lanes(g, &av, &j)
             };
@@ -2915,6 +2917,58 @@ fn permute_lanes(g: &mut Gen, v: &str, j: &str) -> String {
     let (rl, rh) = (permute(g, &jl), permute(g, &jh));
     g.def(&format!(
         "shufflevector {t} {rl}, {t} {rh}, <32 x i32> {}",
+        lanes_mask(0..32)
+    ))
+}
+
+/// Lane `j[l]` of `v` for each lane `l` with AVX2's eight-lane permute:
+/// each quarter of the result permutes all four quarters of `v` by the low
+/// three bits of its indices and picks by the high two (LLVM would
+/// otherwise gather, which it does one lane at a time on many CPUs).
+fn permute_lanes_avx2(g: &mut Gen, v: &str, j: &str) -> String {
+    let t = "<8 x i32>";
+    let quarter = |g: &mut Gen, x: &str, q: u32| {
+        g.def(&format!(
+            "shufflevector <32 x i32> {x}, <32 x i32> undef, {t} {}",
+            lanes_mask(8 * q..8 * q + 8)
+        ))
+    };
+    let src: Vec<String> = (0..4).map(|q| quarter(g, v, q)).collect();
+    let mut out = Vec::new();
+    for q in 0..4 {
+        let jq = quarter(g, j, q);
+        let low = g.def(&format!("and {t} {jq}, <i32 7, i32 7, i32 7, i32 7, i32 7, i32 7, i32 7, i32 7>"));
+        let high = g.def(&format!("lshr {t} {jq}, <i32 3, i32 3, i32 3, i32 3, i32 3, i32 3, i32 3, i32 3>"));
+        let mut acc = g.def(&format!(
+            "call {t} @llvm.x86.avx2.permd({t} {}, {t} {low})",
+            src[3]
+        ));
+        for k in (0..3).rev() {
+            let r = g.def(&format!(
+                "call {t} @llvm.x86.avx2.permd({t} {}, {t} {low})",
+                src[k]
+            ));
+            let is_k = g.def(&format!(
+                "icmp eq {t} {high}, <i32 {k}, i32 {k}, i32 {k}, i32 {k}, i32 {k}, i32 {k}, i32 {k}, i32 {k}>"
+            ));
+            acc = g.def(&format!("select <8 x i1> {is_k}, {t} {r}, {t} {acc}"));
+        }
+        out.push(acc);
+    }
+    let lo = g.def(&format!(
+        "shufflevector {t} {}, {t} {}, <16 x i32> {}",
+        out[0],
+        out[1],
+        lanes_mask(0..16)
+    ));
+    let hi = g.def(&format!(
+        "shufflevector {t} {}, {t} {}, <16 x i32> {}",
+        out[2],
+        out[3],
+        lanes_mask(0..16)
+    ));
+    g.def(&format!(
+        "shufflevector <16 x i32> {lo}, <16 x i32> {hi}, <32 x i32> {}",
         lanes_mask(0..32)
     ))
 }
