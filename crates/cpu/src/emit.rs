@@ -425,8 +425,8 @@ impl<'a> Gen<'a> {
     pub(crate) fn take_group_at(&mut self, next: &str, block: &str, wait_coll: &str) {
         let bs = self.splat("i32", block);
         let m = self.def(&format!("icmp eq <32 x i32> {next}, {bs}"));
-        self.line(&format!("store <32 x i1> {m}, <32 x i1>* %mask"));
         let mb = self.bits_of_mask(&m);
+        self.store_mask(&m, &mb);
         let nmb = self.def(&format!("xor i32 {mb}, -1"));
         let wc = self.def(&format!("and i32 {wait_coll}, {nmb}"));
         self.line(&format!("store i32 {wc}, i32* %wait_coll"));
@@ -639,6 +639,12 @@ impl<'a> Gen<'a> {
             vt(rb)
         ));
         self.line(&format!("store {} {new}, {}* %r{}", vt(rb), vt(rb), r.0));
+    }
+
+    /// Set the running lanes: `m` as a lane mask and `bits` as an i32.
+    pub(crate) fn store_mask(&mut self, m: &str, bits: &str) {
+        self.line(&format!("store <32 x i1> {m}, <32 x i1>* %mask"));
+        self.line(&format!("store i32 {bits}, i32* %mask_bits"));
     }
 
     pub(crate) fn bits_of_mask(&mut self, m: &str) -> String {
@@ -1266,6 +1272,9 @@ pub fn emit(
     }
     g.line("%next = alloca <32 x i32>");
     g.line("%mask = alloca <32 x i1>");
+    // The same lanes as a bit mask: block ends test it against `live`
+    // without turning the vector back into bits.
+    g.line("%mask_bits = alloca i32");
     g.line("%live = alloca i32");
     g.line("%wait_coll = alloca i32");
     g.line("%wait_bar = alloca i32");
@@ -1339,7 +1348,7 @@ pub fn emit(
                 ));
             }
         }
-        g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
+        g.store_mask(&lm, "%fresh_live");
         g.line("br label %B0");
     }
     // Restore state.
@@ -1387,7 +1396,7 @@ pub fn emit(
         g.line(&format!("store i32 0, i32* {rp}"));
         let lv = g.load_scalar("live", "i32");
         let lm = g.mask_of_bits(&lv);
-        g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
+        g.store_mask(&lm, &lv);
         let at = g.t();
         g.line(&format!("{at} = sub i32 {ra}, 1"));
         let cases: Vec<String> = barrier_successors(p)
@@ -1426,7 +1435,7 @@ pub fn emit(
         }
         load_saved_regs(&mut g, &reg_bits, &reg_offsets);
         recompute(&mut g, &remat_insts)?;
-        g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
+        g.store_mask(&lm, &lv);
         let cases: Vec<String> = barrier_successors(p)
             .iter()
             .map(|id| format!("i32 {id}, label %B{id}"))
@@ -1753,7 +1762,7 @@ fn store_saved_regs(g: &mut Gen, reg_bits: &[u32], reg_offsets: &[usize]) {
 /// Values computed again rather than saved: the entry block's pure
 /// instructions, for every lane.
 fn recompute(g: &mut Gen, insts: &[Inst]) -> Result<(), crate::prepare::Unsupported> {
-    g.line(&format!("store <32 x i1> {}, <32 x i1>* %mask", sc(1, 1)));
+    g.store_mask(&sc(1, 1), "-1");
     for inst in insts {
         let mut waited = false;
         crate::lower::emit_inst(g, inst, false, &mut waited, None)?;

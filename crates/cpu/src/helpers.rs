@@ -199,9 +199,18 @@ pub extern "C" fn wf_host(
     // SAFETY: the worker passes its `Host` through the environment; it
     // lives until the CTA returns.
     let host = unsafe { &*(host as *const Host) };
+    // After a fault the launch is over: later lanes of the same call do
+    // nothing (the interpreter stops at the faulting lane).
+    if host.fault.borrow().is_some() {
+        return 0;
+    }
     // SAFETY: as for the other helpers.
     match unsafe { desc(d) } {
         InstKind::Trap => host.raise(thread, line, FaultKind::Trap),
+        InstKind::Builtin {
+            which: Builtin::BadFunctionPointer,
+            ..
+        } => host.raise(thread, line, warpfold_interp::bad_function_pointer(a0)),
         InstKind::Builtin {
             which: Builtin::AssertFail,
             ..

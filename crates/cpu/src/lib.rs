@@ -94,6 +94,11 @@ pub fn compile(
     shape: Shape,
     disk: Option<&std::path::Path>,
 ) -> Result<CompiledKernel, Unsupported> {
+    // No code for shapes no launch can have (the launch reports them).
+    let threads = shape.iter().try_fold(1u32, |a, &d| a.checked_mul(d));
+    if !threads.is_some_and(|n| (1..=1024).contains(&n)) {
+        return Err(Unsupported(format!("blocks of {shape:?} threads")));
+    }
     if let Some(p) = pack::per_warp(shape).filter(|_| packing_enabled()) {
         // A kernel that does not qualify compiles unpacked.
         if let Ok(k) = compile_as(m, kernel, shape, Some(p), disk) {
@@ -740,9 +745,8 @@ fn release_counted(
                 set_word(st, state::BAR_SITE, 0);
             }
         }
-        // Arrivals beyond the count (a producer that ran ahead) belong to
-        // the barrier's next use.
-        tab[id as usize] = if expected != 0 { arrived - expected } else { 0 };
+        // As the interpreter: a released barrier starts again from zero.
+        tab[id as usize] = 0;
         tab[16 + id as usize] = 0;
         released = true;
     }

@@ -1932,8 +1932,9 @@ pub(crate) fn emit_inst(
 /// Add the lanes of `eb` to the arrivals at barrier `id` (and note its
 /// thread count) in the CTA's barrier table.
 fn count_arrivals(g: &mut Gen, id: Value, count: Option<Value>, eb: &str) -> R {
-    let Value::Imm(id) = id else {
-        return Err(Unsupported("a barrier with a run-time id".into()));
+    let id = match id {
+        Value::Imm(v) if v < 16 => v,
+        _ => return Err(Unsupported("a barrier with a run-time or out-of-range id".into())),
     };
     let tab = g.env(env::BARS);
     let base = g.def(&format!("inttoptr i64 {tab} to i32*"));
@@ -2066,7 +2067,7 @@ pub(crate) fn set_next(g: &mut Gen, target: &str) {
 
 pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
     let mask = g.load_scalar("mask", "<32 x i1>");
-    let mb = g.bits_of_mask(&mask);
+    let mb = g.load_scalar("mask_bits", "i32");
     let live = g.load_scalar("live", "i32");
     let conv = g.t();
     g.line(&format!("{conv} = icmp eq i32 {mb}, {live}"));
@@ -2083,7 +2084,7 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
             g.line(&format!("br i1 {joined}, label %{fast}, label %{slow}"));
             g.emit_label(&fast);
             let lm = g.mask_of_bits(&live);
-            g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
+            g.store_mask(&lm, &live);
             let tl = g.target(id);
             g.line(&format!("br label %{tl}"));
             g.emit_label(&slow);
@@ -2107,11 +2108,25 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
             els,
         }) => {
             let (ti, ei) = (id_of[then.0 as usize], id_of[els.0 as usize]);
-            let pv = g.val(Value::Reg(*pred), 1);
-            let pv = if *negate { not1(g, &pv) } else { pv };
-            let taken = g.t();
-            g.line(&format!("{taken} = and <32 x i1> {mask}, {pv}"));
-            let tb = g.bits_of_mask(&taken);
+            let (pv, tb) = if g.is_uniform(pred.0 as usize) && g.reg_bits[pred.0 as usize] == 1 {
+                // A uniform condition (loop counters): the lanes taking
+                // the branch are all running lanes or none, with no vector
+                // mask kept alive across the loop for it.
+                let s = g.load_scalar(&format!("r{}", pred.0), "i1");
+                let s = if *negate {
+                    g.def(&format!("xor i1 {s}, true"))
+                } else {
+                    s
+                };
+                let tb = g.def(&format!("select i1 {s}, i32 {mb}, i32 0"));
+                (g.splat("i1", &s), tb)
+            } else {
+                let pv = g.val(Value::Reg(*pred), 1);
+                let pv = if *negate { not1(g, &pv) } else { pv };
+                let taken = g.t();
+                g.line(&format!("{taken} = and <32 x i1> {mask}, {pv}"));
+                (pv.clone(), g.bits_of_mask(&taken))
+            };
             let allt = g.t();
             let nonet = g.t();
             g.line(&format!("{allt} = icmp eq i32 {tb}, {mb}"));
@@ -2149,14 +2164,18 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
                 if triangle {
                     // Run the body with its lanes; keep the others (their
                     // target is already the block after it).
+                    // Only when B ran with every live lane: no lane can be
+                    // waiting at the body, and none elsewhere goes first.
                     let latest = g.load_scalar("latest", "i1");
                     let (go, disp) = (g.label("tri_go"), g.label("tri_disp"));
-                    g.line(&format!("br i1 {latest}, label %{disp}, label %{go}"));
+                    let partial = g.def(&format!("xor i1 {conv}, true"));
+                    let off = g.def(&format!("or i1 {latest}, {partial}"));
+                    g.line(&format!("br i1 {off}, label %{disp}, label %{go}"));
                     g.emit_label(&go);
                     let hi_bits = g.def(&format!("xor i32 {mb}, {lo_bits}"));
                     g.line(&format!("store i32 {hi_bits}, i32* %pend"));
                     let lm = g.mask_of_bits(&lo_bits);
-                    g.line(&format!("store <32 x i1> {lm}, <32 x i1>* %mask"));
+                    g.store_mask(&lm, &lo_bits);
                     let tl = g.target(lo);
                     g.line(&format!("br label %{tl}"));
                     g.emit_label(&disp);

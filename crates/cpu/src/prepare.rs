@@ -78,7 +78,19 @@ fn check(f: &Function) -> Result<(), Unsupported> {
         }
     }
     let bars = || f.blocks.values().flat_map(|b| &b.insts);
-    if bars().any(|i| counted_barrier(&i.kind))
+    // Counted barriers index the CTA's table by id: every barrier of such
+    // a kernel needs a constant id in range (the interpreter reports others).
+    let counted = bars().any(|i| counted_barrier(&i.kind));
+    if counted
+        && bars().any(|i| {
+            matches!(&i.kind, InstKind::Bar { id, .. } if !matches!(id, Value::Imm(v) if *v < 16))
+        })
+    {
+        return Err(Unsupported(
+            "barriers with run-time or out-of-range ids next to counted barriers".into(),
+        ));
+    }
+    if counted
         && bars().any(|i| {
             matches!(
                 i.kind,

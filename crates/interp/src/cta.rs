@@ -2,7 +2,7 @@
 //! collectives, and the per-thread execution of every instruction.
 
 use crate::alu::{self, sx, zx};
-use crate::error::{ExecError, Fault, FaultKind};
+use crate::error::{bad_function_pointer, ExecError, Fault, FaultKind};
 use crate::instance::Instance;
 use crate::memory::{
     self, MemoryMap, CONST_WINDOW, FUNC_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW,
@@ -983,7 +983,7 @@ impl<'c, 'a> Cta<'c, 'a> {
                 line,
                 FaultKind::Warp(format!("call through a pointer to `{}` with {nargs} arguments and {nrets} results; it takes {} and returns {}", module.functions[f].name, module.functions[f].params.len(), module.functions[f].returns.len())),
             )),
-            None => Err(self.fault(t, line, FaultKind::Memory { access: "call through a function pointer".into(), addr: p, detail: "not the address of a device function".into() })),
+            None => Err(self.fault(t, line, bad_function_pointer(p))),
         }
     }
 
@@ -1388,6 +1388,9 @@ impl<'c, 'a> Cta<'c, 'a> {
                 if let Some(r) = rets.first() {
                     self.write_call_result(t, r, u64::from(n));
                 }
+            }
+            Builtin::BadFunctionPointer => {
+                return Err(self.fault(t, line, bad_function_pointer(a[0])));
             }
             Builtin::AssertFail => {
                 let msg = String::from_utf8_lossy(&self.c_string(t, line, a[0])?).into_owned();

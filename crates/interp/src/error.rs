@@ -98,3 +98,12 @@ pub enum ExecError {
     #[error("launch cancelled")]
     Cancelled,
 }
+
+/// A call through a pointer that is no device function's address.
+pub fn bad_function_pointer(addr: u64) -> FaultKind {
+    FaultKind::Memory {
+        access: "call through a function pointer".into(),
+        addr,
+        detail: "not the address of a device function".into(),
+    }
+}

@@ -18,7 +18,7 @@ mod instance;
 pub mod memory;
 pub mod printf;
 
-pub use error::{ExecError, Fault, FaultKind};
+pub use error::{bad_function_pointer, ExecError, Fault, FaultKind};
 pub use instance::Instance;
 pub use memory::{Allocation, DeviceMemory, MemoryError};
 

@@ -353,8 +353,10 @@ fn address_taken(m: &Module) -> std::collections::BTreeSet<FuncId> {
 /// Replace the indirect call `f.blocks[b].insts[k]` by tests of the target
 /// against each function it can reach (address taken, same number of
 /// parameters and results), in function order, each followed by a direct
-/// call of that function and a jump to the code after the call; a target
-/// that is none of them traps. Gives the new blocks in scheduling order.
+/// call of that function and a jump to the code after the call. Lanes whose
+/// target is none of them fault first, before any lane calls (as the
+/// interpreter checks every lane's target first). Gives the new blocks in
+/// scheduling order.
 fn expand_indirect(
     m: &Module,
     f: &mut Function,
@@ -396,9 +398,21 @@ fn expand_indirect(
         insts: rest,
         term,
     });
-    let trap = block(f, vec![inst(InstKind::Trap)], Terminator::Exit);
-    let mut tail = vec![trap, cont];
-    let mut next = trap;
+    let bad = block(
+        f,
+        vec![inst(InstKind::Builtin {
+            which: Builtin::BadFunctionPointer,
+            args: vec![match target {
+                Value::Reg(r) => CallArg::Reg(r),
+                Value::Imm(x) => CallArg::Imm(x),
+            }],
+            rets: vec![],
+        })],
+        Terminator::Exit,
+    );
+    let mut tail = vec![cont];
+    // Past the last test no lane is left (all were checked up front).
+    let mut next = cont;
     for c in candidates.iter().rev() {
         let call_block = block(
             f,
@@ -435,12 +449,46 @@ fn expand_indirect(
         tail.splice(0..0, [test, call_block]);
         next = test;
     }
+    // The check: whether the target is any candidate's address.
+    let mut checks = Vec::new();
+    let mut any: Option<Reg> = None;
+    for c in &candidates {
+        let p = f.regs.push(RegInfo {
+            name: format!("%wf_is_callee{}", c.0),
+            ty: Ty::Pred,
+        });
+        checks.push(inst(InstKind::Setp {
+            cmp: CmpOp::Eq,
+            ty: Ty::U64,
+            dst: p,
+            dst2: None,
+            a: target,
+            b: Value::Imm(addr(*c)),
+            combine: any.map(|q| (BoolOp::Or, Value::Reg(q), false)),
+            ftz: false,
+        }));
+        any = Some(p);
+    }
+    let check = match any {
+        Some(ok) => block(
+            f,
+            checks,
+            Terminator::Branch {
+                pred: ok,
+                negate: false,
+                then: next,
+                els: bad,
+            },
+        ),
+        None => block(f, vec![], Terminator::Jump(bad)),
+    };
+    tail.splice(0..0, [check, bad]);
     f.blocks[b].term = Some(match call.guard {
-        None => Terminator::Jump(next),
+        None => Terminator::Jump(check),
         Some((p, negate)) => Terminator::Branch {
             pred: p,
             negate,
-            then: next,
+            then: check,
             els: cont,
         },
     });

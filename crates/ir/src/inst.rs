@@ -551,6 +551,9 @@ pub enum Builtin {
     Vprintf,
     /// `__assertfail(message, file, line, function, char_size)`: a failed `assert`.
     AssertFail,
+    /// `(target)`: a call through a pointer that is no callable function's
+    /// address (made by `inline::inline_calls`, never parsed).
+    BadFunctionPointer,
 }
 
 impl Builtin {
@@ -567,6 +570,7 @@ impl Builtin {
         match self {
             Builtin::Vprintf => (2, 1),
             Builtin::AssertFail => (5, 0),
+            Builtin::BadFunctionPointer => (1, 0),
         }
     }
 
@@ -574,6 +578,7 @@ impl Builtin {
         match self {
             Builtin::Vprintf => "vprintf",
             Builtin::AssertFail => "__assertfail",
+            Builtin::BadFunctionPointer => "__warpfold_bad_function_pointer",
         }
     }
 }

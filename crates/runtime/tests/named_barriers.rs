@@ -59,3 +59,19 @@ fn a_counted_barrier_that_never_fills_is_a_deadlock() {
         );
     }
 }
+
+#[test]
+fn a_barrier_id_out_of_range_is_reported() {
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new().with_backend(backend);
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(64 * 4).unwrap();
+        let e = m
+            .kernel("barrier_id_out_of_range")
+            .unwrap()
+            .launch([1, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("out of range"), "{backend:?}: {e}");
+    }
+}

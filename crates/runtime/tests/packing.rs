@@ -108,7 +108,7 @@ fn warp_wide_operations_keep_one_block_per_warp() {
 }
 
 #[test]
-fn printf_assert_and_trap_name_the_real_block_and_thread() {
+fn printf_assert_and_trap_in_small_blocks_name_the_block_and_thread() {
     use std::sync::{Arc, Mutex};
     let block = [4, 1, 1];
     let mut outs = Vec::new();
@@ -123,7 +123,9 @@ fn printf_assert_and_trap_name_the_real_block_and_thread() {
         let k = m.kernel("checked_double").unwrap();
         if backend == Backend::Cpu {
             assert_eq!(k.effective_backend(block), (Backend::Cpu, None));
-            assert_eq!(packed(&m, "checked_double", block), 8);
+            // Host calls keep one block per warp: packed blocks would
+            // print and fault in another order than one after another.
+            assert_eq!(packed(&m, "checked_double", block), 1);
         }
         let a: Vec<i32> = (0..12).map(|i| i * 3).collect();
         let da = dev.buffer_from(&a).unwrap();
@@ -171,4 +173,39 @@ fn packed_blocks_each_have_their_own_shared_memory() {
     assert_eq!(packed(&m, "block_dependent_barrier", block), 1);
     let out = both("block_dependent_barrier", [7, 1, 1], block, &[vec![0; 56]], &[]);
     assert_eq!(out[0], out[1]);
+}
+
+#[test]
+fn a_butterfly_that_would_cross_into_the_next_block_is_not_packed() {
+    let dev = Device::new();
+    let m = module(&dev);
+    for (block, expect) in [([8, 1, 1], 1), ([16, 1, 1], 2)] {
+        assert_eq!(packed(&m, "xor_past_segment", block), expect, "{block:?}");
+        let n = 4 * block[0] as usize;
+        let x = floats(n, 3);
+        let out = both("xor_past_segment", [4, 1, 1], block, &[x.clone(), vec![0; n]], &[]);
+        assert_eq!(out[0], out[1], "{block:?}");
+        // Threads 0-7 of a block find lane t^8 past their segment and keep
+        // their value; threads 8-15 read 0-7 (still within their limit).
+        let res = &out[0][1];
+        assert_eq!(res[..8], x[..8], "{block:?}");
+        let second = if block[0] == 16 { &x[..8] } else { &x[8..16] };
+        assert_eq!(res[8..16], *second, "{block:?}");
+    }
+}
+
+#[test]
+fn blocks_with_no_threads_are_an_error_not_a_crash() {
+    let dev = Device::new();
+    let m = module(&dev);
+    let out = dev.buffer_zeroed(64).unwrap();
+    for block in [[0, 1, 1], [4, 0, 1], [65536, 65536, 1]] {
+        let e = m
+            .kernel("block_ballot")
+            .unwrap()
+            .launch([1, 1, 1], block, 0, &[Arg::Buffer(&out), Arg::Buffer(&out)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("block"), "{block:?}: {e}");
+    }
 }

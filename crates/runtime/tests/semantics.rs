@@ -265,7 +265,12 @@ fn a_call_through_a_bad_function_pointer_stops_the_launch() {
             .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out), Arg::U64(12345)])
             .unwrap_err()
             .to_string();
-        assert!(e.contains("bad_function_pointer") && e.contains("thread (5,0,0)"), "{backend:?}: {e}");
+        assert!(
+            e.contains("bad_function_pointer")
+                && e.contains("thread (5,0,0)")
+                && e.contains("not the address of a device function"),
+            "{backend:?}: {e}"
+        );
         // A good pointer in every lane: the table's function.
         let ok = dev.buffer_zeroed(32 * 4).unwrap();
         k.launch([1, 1, 1], [5, 1, 1], 0, &[Arg::Buffer(&ok), Arg::U64(0)])

@@ -30,3 +30,13 @@ extern "C" __global__ void lonely_barrier(int* out)
     if (threadIdx.x < 32) asm volatile("bar.sync 3, 64;" ::: "memory");
     out[threadIdx.x] = 1;
 }
+
+// A barrier id past the 16 a CTA has, next to a counted barrier: an error
+// on both backends (the compiled one leaves such kernels to the interpreter).
+extern "C" __global__ void barrier_id_out_of_range(int* out)
+{
+    if (threadIdx.x < 32) asm volatile("bar.arrive 1, 64;" ::: "memory");
+    else asm volatile("bar.sync 1, 64;" ::: "memory");
+    asm volatile("bar.sync 100;" ::: "memory");
+    out[threadIdx.x] = 1;
+}

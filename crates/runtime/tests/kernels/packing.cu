@@ -112,3 +112,12 @@ extern "C" __global__ void block_dependent_barrier(int* out)
         out[blockIdx.x * n + t] = s[(t + 2) % n];
     }
 }
+
+// A butterfly by 8 in segments of 8: lanes 0-7 of a warp keep their value,
+// lanes 8-15 read lanes 0-7. In blocks of 8 the offset would cross into the next
+// packed block, so those stay one per warp; blocks of 16 pack.
+extern "C" __global__ void xor_past_segment(const float* x, float* out)
+{
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    out[g] = __shfl_xor_sync(0xffffffffu, x[g], 8, 8);
+}
