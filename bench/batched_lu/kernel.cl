@@ -2,7 +2,7 @@
 // OpenCL 1.2 has no shuffles: the pivot row and the solved unknowns are
 // broadcast through local memory, one slot per matrix of the work-group.
 #define N 16
-#define WG 256
+#define WG WG_SIZE
 __kernel void lu_solve(__global const float* A, __global const float* b, __global float* x, int batch)
 {
     __local float piv[WG / N][N];

@@ -28,7 +28,10 @@ int main(int argc, char **argv)
     cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err); CHECK(err);
     cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err); CHECK(err);
     cl_program prog = clCreateProgramWithSource(ctx, 1, (const char **)&src, NULL, &err); CHECK(err);
-    if (clBuildProgram(prog, 1, &dev, "-cl-std=CL1.2", NULL, NULL) != CL_SUCCESS) {
+    /* The work-group size as WG_SIZE, for kernels that size local arrays by it. */
+    char opts[64];
+    snprintf(opts, sizeof opts, "-cl-std=CL1.2 -DWG_SIZE=%lu", (unsigned long)(lsz[0] * lsz[1] * lsz[2]));
+    if (clBuildProgram(prog, 1, &dev, opts, NULL, NULL) != CL_SUCCESS) {
         char log[65536]; clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
         fprintf(stderr, "build failed:\n%s\n", log); return 1;
     }

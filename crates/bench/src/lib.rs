@@ -29,6 +29,10 @@ struct Def {
     /// `"weighted"`: each output weighted by `i % 16 + 1` (checks order).
     #[serde(default)]
     checksum: Option<String>,
+    /// Another benchmark's folder whose three implementations this one
+    /// runs with its own launch shape.
+    #[serde(default)]
+    source: Option<String>,
 }
 
 impl Def {
@@ -308,6 +312,11 @@ pub fn run(opts: &Options) -> Result<Report, String> {
             .unwrap_or_default();
         let text = std::fs::read_to_string(dir.join("bench.toml")).map_err(|e| e.to_string())?;
         let d: Def = toml::from_str(&text).map_err(|e| format!("{name}/bench.toml: {e}"))?;
+        // The implementations: this folder's, or those of `source`.
+        let dir = &match &d.source {
+            Some(src) => opts.dir.join(src),
+            None => dir.clone(),
+        };
         bar.set_message(format!("{name}: warpfold"));
         let (wf, backend, jit_ms) = run_warpfold(&name, dir, &d, opts.reps);
         bar.inc(1);
