@@ -63,7 +63,11 @@ pub fn rewrite(m: &Module, f: &mut Function, shape: Shape, stride: u64) -> Resul
             match &mut inst.kind {
                 InstKind::ReadSpecial { dst, sreg } => {
                     let dst = *dst;
-                    if f.regs[dst].ty.bits() != 32 {
+                    let rewritten = matches!(
+                        sreg,
+                        Special::Tid(_) | Special::Ntid(_) | Special::LaneId | Special::Ctaid(0)
+                    );
+                    if rewritten && f.regs[dst].ty.bits() != 32 {
                         return Err(no(&format!(
                             "a special register read into a {}-bit register (PTX line {line})",
                             f.regs[dst].ty.bits()
