@@ -705,9 +705,21 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
             g.set(*d, &v, bits, ty.is_signed(), exec);
         }
     }
+    // Lanes past a jump (rare): the out-of-line per-lane load, which keeps
+    // the hot code small (an inline gather is 32 scalar loads without
+    // AVX-512 or fast gathers).
     rejoin_after_jump(g, split, |g| {
-        load_per_lane(g, addr, space, ty, dsts, exec, gather_elems)
+        load_per_lane(g, addr, space, ty, dsts, exec, slow_elems)
     })
+}
+
+/// Elements at host addresses `h` through the out-of-line slow load.
+fn slow_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
+    g.slow_loads.insert(bits);
+    g.def(&format!(
+        "call {} @wf_ld_slow_{bits}(<32 x i64> {h}, <32 x i1> {exec})",
+        vt(bits)
+    ))
 }
 
 /// The factor `f` when the lanes of form `l` read every `f`-th element
@@ -1091,11 +1103,6 @@ fn scatter_from(g: &mut Gen, h: &str, idx: &str, bits: u32, v: &str, exec: &str)
     scatter(g, &ps, bits, v, exec)
 }
 
-/// Elements at the lanes' host addresses `h`: a plain gather.
-fn gather_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
-    let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
-    gather(g, &ps, bits, exec)
-}
 
 /// `v` to the lanes' host addresses `h`: a plain scatter.
 fn scatter_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {

@@ -488,3 +488,23 @@ fn rows_of_sixteen_words_load_as_one_transposed_block() {
         }
     }
 }
+
+#[test]
+fn loads_through_a_widened_index_that_wraps_take_the_lanes_before_the_jump() {
+    let src: Vec<f32> = (0..16).map(|i| i as f32 + 0.5).collect();
+    let mut expect = src.clone();
+    expect.extend([0.0; 16]);
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let k = kernel(&m, "load_past_jump", backend, [32, 1, 1]);
+        let s = dev.buffer_from(&src).unwrap();
+        let out = dev.buffer_zeroed(32 * 4).unwrap();
+        // Lane t reads src + 4 * (t - 16 mod 2^32): for t < 16 that is
+        // 4 * (2^32 - 16 + t) bytes past the pointer, so pass src minus
+        // 4 * (2^32 - 16).
+        let p = s.device_ptr().wrapping_sub(4 * ((1u64 << 32) - 16));
+        k.launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out), Arg::U64(p)])
+            .unwrap_or_else(|e| panic!("{backend:?}: {e}"));
+        assert_eq!(out.to_vec::<f32>().unwrap(), expect, "{backend:?}");
+    }
+}
