@@ -1048,7 +1048,7 @@ fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec
         }
     }
     rejoin_after_jump(g, split, |g| {
-        store_per_lane(g, addr, space, ty, srcs, exec, scatter_elems)
+        store_per_lane(g, addr, space, ty, srcs, exec, slow_scatter)
     })
 }
 
@@ -1105,6 +1105,29 @@ fn scatter_from(g: &mut Gen, h: &str, idx: &str, bits: u32, v: &str, exec: &str)
 
 
 /// `v` to the lanes' host addresses `h`: a plain scatter.
+/// A scatter in lane order through the out-of-line `wf_st_slow_*` (rare
+/// paths: an inline scatter is 32 scalar stores without AVX-512).
+fn slow_scatter(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
+    g.slow_stores.insert(bits);
+    g.line(&format!(
+        "call void @wf_st_slow_{bits}(<32 x i64> {h}, <32 x i{bits}> {v}, <32 x i1> {exec})"
+    ));
+}
+
+/// The out-of-line scatter of `bits`-bit elements (see `slow_scatter`).
+pub(crate) fn slow_store_fn(bits: u32) -> String {
+    format!(
+        "define internal void @wf_st_slow_{bits}(<32 x i64> %h, <32 x i{bits}> %v, <32 x i1> %exec) noinline #0 {{
+entry:
+  %ps = inttoptr <32 x i64> %h to <32 x i{bits}*>
+  call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> %v, <32 x i{bits}*> %ps, i32 {}, <32 x i1> %exec)
+  ret void
+}}
+",
+        bits / 8
+    )
+}
+
 fn scatter_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
     scatter(g, &ps, bits, v, exec)

@@ -490,7 +490,7 @@ fn rows_of_sixteen_words_load_as_one_transposed_block() {
 }
 
 #[test]
-fn loads_through_a_widened_index_that_wraps_take_the_lanes_before_the_jump() {
+fn accesses_through_a_widened_index_that_wraps_take_the_lanes_before_the_jump() {
     let src: Vec<f32> = (0..16).map(|i| i as f32 + 0.5).collect();
     let mut expect = src.clone();
     expect.extend([0.0; 16]);
@@ -506,5 +506,7 @@ fn loads_through_a_widened_index_that_wraps_take_the_lanes_before_the_jump() {
         k.launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out), Arg::U64(p)])
             .unwrap_or_else(|e| panic!("{backend:?}: {e}"));
         assert_eq!(out.to_vec::<f32>().unwrap(), expect, "{backend:?}");
+        let doubled: Vec<f32> = src.iter().map(|x| 2.0 * x).collect();
+        assert_eq!(s.to_vec::<f32>().unwrap(), doubled, "{backend:?}");
     }
 }
