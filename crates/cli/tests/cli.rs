@@ -409,3 +409,45 @@ fn compare_runs_both_backends_and_checks_outputs() {
     assert_eq!(j["backend"], "cpu");
     assert!(j["interp_ms"].as_f64().is_some());
 }
+
+/// The benchmark harness end to end on a small suite: one benchmark and
+/// one that reuses its sources with another block size (`source`), both
+/// checked against the OpenMP version (needs gcc and NVRTC, as the suite).
+#[test]
+fn bench_runs_a_small_suite_and_checks_results() {
+    if std::env::var_os("WARPFOLD_SKIP_NVRTC").is_some() {
+        return;
+    }
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let d = tmpdir("bench");
+    let copy = |from: &str, to: &str| {
+        let (src, dst) = (repo.join("bench").join(from), d.join(to));
+        std::fs::create_dir_all(&dst).unwrap();
+        for f in std::fs::read_dir(&src).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, dst.join(f.file_name().unwrap())).unwrap();
+        }
+    };
+    copy("common", "common");
+    copy("triad", "triad");
+    // A small triad, and the same sources again with blocks of 16 threads.
+    let toml = |block: u32, source: &str| {
+        format!(
+            "description = \"small triad\"\n{source}kernel = \"triad\"\nn = 4096\nblock = {block}\nargs = [\"buf:f32:4096:zero\", \"buf:f32:4096:ramp\", \"buf:f32:4096:hash\", \"f32:3.0\", \"i32:4096\"]\noutput = 0\nbytes = 49152\nflops = 8192\ntolerance = 1e-5\n"
+        )
+    };
+    std::fs::write(d.join("triad/bench.toml"), toml(256, "")).unwrap();
+    std::fs::create_dir_all(d.join("triad16")).unwrap();
+    std::fs::write(d.join("triad16/bench.toml"), toml(16, "source = \"triad\"\n")).unwrap();
+    let o = bin()
+        .args(["bench", "--no-pocl", "--reps", "2", "--dir"])
+        .arg(&d)
+        .output()
+        .expect("runs");
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    for name in ["triad ", "triad16 "] {
+        let row = t.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name}row:\n{t}"));
+        assert!(row.contains("warpfold=OpenMP"), "{row}");
+    }
+}
