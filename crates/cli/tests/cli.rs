@@ -438,7 +438,11 @@ fn bench_runs_a_small_suite_and_checks_results() {
     };
     std::fs::write(d.join("triad/bench.toml"), toml(256, "")).unwrap();
     std::fs::create_dir_all(d.join("triad16")).unwrap();
-    std::fs::write(d.join("triad16/bench.toml"), toml(16, "source = \"triad\"\n")).unwrap();
+    std::fs::write(
+        d.join("triad16/bench.toml"),
+        toml(16, "source = \"triad\"\n"),
+    )
+    .unwrap();
     let o = bin()
         .args(["bench", "--no-pocl", "--reps", "2", "--dir"])
         .arg(&d)
@@ -447,7 +451,10 @@ fn bench_runs_a_small_suite_and_checks_results() {
     let t = text(&o);
     assert!(o.status.success(), "{t}");
     for name in ["triad ", "triad16 "] {
-        let row = t.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name}row:\n{t}"));
+        let row = t
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name}row:\n{t}"));
         assert!(row.contains("warpfold=OpenMP"), "{row}");
     }
 }

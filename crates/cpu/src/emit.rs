@@ -266,17 +266,10 @@ fn triangle_bodies(p: &Prepared) -> Vec<bool> {
             let jumps_on = matches!(body.term, Some(Terminator::Jump(x)) if id(x) == t + 1);
             let splits = matches!(head.term, Some(Terminator::Branch { then, els, .. })
                 if (id(then), id(els)) == (t, t + 1) || (id(then), id(els)) == (t + 1, t));
-            let plain = !body.insts.iter().any(|i| {
-                matches!(
-                    i.kind,
-                    InstKind::Bar { .. }
-                        | InstKind::Shfl { .. }
-                        | InstKind::Vote { .. }
-                        | InstKind::Match { .. }
-                        | InstKind::Redux { .. }
-                        | InstKind::WarpSync { .. }
-                )
-            });
+            let plain = !body
+                .insts
+                .iter()
+                .any(|i| crate::prepare::is_sync_point(&i.kind));
             jumps_on && splits && plain
         })
         .collect()
@@ -284,7 +277,9 @@ fn triangle_bodies(p: &Prepared) -> Vec<bool> {
 
 /// Each lane's bit of a 32-bit lane mask: `<i32 1, i32 2, i32 4, ...>`.
 pub(crate) fn lane_bits() -> String {
-    let items: Vec<String> = (0..W).map(|i| format!("i32 {}", (1u32 << i) as i32)).collect();
+    let items: Vec<String> = (0..W)
+        .map(|i| format!("i32 {}", (1u32 << i) as i32))
+        .collect();
     format!("<{}>", items.join(", "))
 }
 

@@ -259,7 +259,10 @@ pub extern "C" fn wf_host(
                 return 0;
             }
             match host.printf {
-                Some(buf) => buf.lock().unwrap_or_else(|p| p.into_inner()).push_str(&text),
+                Some(buf) => buf
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push_str(&text),
                 None => {
                     use std::io::Write;
                     let mut out = std::io::stdout().lock();

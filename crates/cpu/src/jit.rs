@@ -318,7 +318,10 @@ fn load_object(obj: &[u8], helpers: &[(&str, usize)]) -> Result<CtaFn, Unsupport
             let mut path = path;
             path.push(format!(".{addr:x}"));
             let _ = std::fs::write(&path, bytes);
-            eprintln!("warpfold: wf_cta at {addr:#x} in {}", path.to_string_lossy());
+            eprintln!(
+                "warpfold: wf_cta at {addr:#x} in {}",
+                path.to_string_lossy()
+            );
         }
         // `wf_cta` was generated with exactly this signature.
         Ok(std::mem::transmute::<usize, CtaFn>(addr as usize))

@@ -866,7 +866,7 @@ impl Cfg {
                     id(b) < id(x)
                         && !after_x[b]
                         && f.blocks[BlockId(b as u32)].insts.iter().all(|i| {
-                            !is_collective(&i.kind)
+                            !crate::prepare::is_sync_point(&i.kind)
                                 && defs(&i.kind).iter().all(|r| !live_in[x][r.0 as usize])
                         })
                 });
@@ -1185,19 +1185,6 @@ mod tests {
         assert_eq!(t, Lanes::affine(4, 1));
         assert!(add(j, j, 64).is_none());
     }
-}
-
-/// Warp collectives and barriers: they wait for lanes that are elsewhere.
-fn is_collective(k: &InstKind) -> bool {
-    matches!(
-        k,
-        InstKind::Shfl { .. }
-            | InstKind::Vote { .. }
-            | InstKind::Match { .. }
-            | InstKind::Redux { .. }
-            | InstKind::WarpSync { .. }
-            | InstKind::Bar { .. }
-    )
 }
 
 /// Whether no branch in `region` depends on memory or the clock: its lanes

@@ -126,13 +126,10 @@ fn compile_as(
         .get(kernel)
         .filter(|f| f.is_kernel)
         .ok_or_else(|| Unsupported("not a kernel".into()))?;
-    // A packed kernel's code runs one warp CTA of 32 threads; each real
-    // CTA's shared memory is its static size (16-byte aligned) after the
-    // previous one's.
+    // A packed kernel's code runs one warp CTA of 32 threads.
     let layout = shared_layout(m, kernel);
-    let share = layout.dynamic_base().max(16);
     let (packed, code_shape) = match pack {
-        Some(_) => (Some((shape, share)), pack::WARP_CTA),
+        Some(_) => (Some((shape, pack::share(&layout))), pack::WARP_CTA),
         None => (None, shape),
     };
     // Blocks every live lane runs together keep their warp collectives
@@ -325,7 +322,7 @@ pub fn launch(
     let work = |w: usize| {
         // A packed warp holds P real CTAs' shared memory, one share apart.
         let shared_len = if pack > 1 {
-            pack * k.layout.dynamic_base().max(16)
+            pack * pack::share(&k.layout)
         } else {
             shared_total
         };
@@ -379,7 +376,9 @@ pub fn launch(
             cancel,
             fault: Default::default(),
         });
-        envv[env::HOST] = host.as_ref().map_or(0, |h| h as *const helpers::Host as u64);
+        envv[env::HOST] = host
+            .as_ref()
+            .map_or(0, |h| h as *const helpers::Host as u64);
         // The CTA's barrier table (counted barriers); the code writes it
         // through the pointer, the driver reads it between rounds.
         let mut bars_buf = vec![0u32; 33];
@@ -422,8 +421,10 @@ pub fn launch(
             let live = if last_in_row { &tail_lanes } else { &lanes };
             // Errors name the first real CTA of a packed warp.
             let first = [ctaid[0] * pack as u32, ctaid[1], ctaid[2]];
-            // SAFETY: the table has 33 words; nothing else refers to it now.
-            unsafe { std::ptr::write_bytes(bars, 0, 33) };
+            if !k.bar_ids.is_empty() {
+                // SAFETY: the table has 33 words; nothing else refers to it now.
+                unsafe { std::ptr::write_bytes(bars, 0, 33) };
+            }
             let mut r = run_cta(k, &envv, states, live, nthreads as usize, first, bars);
             if let Some((t, line, kind)) = host.as_ref().and_then(|h| h.fault.take()) {
                 r = Err(fault_error(k, cfg.block, first, t, line, kind));
@@ -756,7 +757,8 @@ fn release_counted(
     Err(ExecError::Deadlock {
         kernel: k.name.clone(),
         block: ctaid,
-        detail: "no thread can continue: warps wait at barriers whose threads never all arrive".into(),
+        detail: "no thread can continue: warps wait at barriers whose threads never all arrive"
+            .into(),
     })
 }
 

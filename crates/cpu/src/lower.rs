@@ -1103,7 +1103,6 @@ fn scatter_from(g: &mut Gen, h: &str, idx: &str, bits: u32, v: &str, exec: &str)
     scatter(g, &ps, bits, v, exec)
 }
 
-
 /// `v` to the lanes' host addresses `h`: a plain scatter.
 /// A scatter in lane order through the out-of-line `wf_st_slow_*` (rare
 /// paths: an inline scatter is 32 scalar stores without AVX-512).
@@ -1662,77 +1661,63 @@ pub(crate) fn emit_inst(
                 Value::Imm(x) => Some(*x),
                 Value::Reg(r) => g.consts.get(r).copied(),
             };
-            if let (Some(bk), Some(ck)) = (konst(b), konst(c)) {
+            let (got, j, ok) = if let (Some(bk), Some(ck)) = (konst(b), konst(c)) {
                 // Constant lane pattern (shuffle trees): one constant
                 // permutation, which LLVM lowers well for any vector ISA.
                 let (j, ok) = shfl_lanes(*mode, bk as u32, ck as u32);
-                let jm = format!(
-                    "<{}>",
-                    j.iter().map(|x| format!("i32 {x}")).collect::<Vec<_>>().join(", ")
-                );
+                let list = |f: &dyn Fn(usize) -> String| {
+                    format!("<{}>", (0..32).map(f).collect::<Vec<_>>().join(", "))
+                };
+                let j = list(&|l| format!("i32 {}", j[l]));
+                let ok = list(&|l| format!("i1 {}", u8::from(ok[l])));
                 let got = g.def(&format!(
-                    "shufflevector <32 x i32> {av}, <32 x i32> undef, <32 x i32> {jm}"
+                    "shufflevector <32 x i32> {av}, <32 x i32> undef, <32 x i32> {j}"
                 ));
-                let jv = format!(
-                    "<{}>",
-                    j.iter().map(|x| format!("i32 {x}")).collect::<Vec<_>>().join(", ")
-                );
-                let okv = format!(
-                    "<{}>",
-                    ok.iter().map(|x| format!("i1 {}", u8::from(*x))).collect::<Vec<_>>().join(", ")
-                );
-                let ps = g.splat("i32", &part);
-                let sh = bin(g, "lshr", 32, &ps, &jv);
-                let bit = bin(g, "and", 32, &sh, &sc(32, 1));
-                let inp = icmp(g, "ne", 32, &bit, "zeroinitializer");
-                let v = sel(g, &inp, 32, &got, &av);
-                g.set(*dst, &v, 32, false, &exec);
-                if let Some(p) = pred_dst {
-                    g.set(*p, &okv, 1, false, &exec);
-                }
-                return Ok(());
-            }
-            let bv = g.val(*b, 32);
-            let bv = bin(g, "and", 32, &bv, &sc(32, 31));
-            let cv = g.val(*c, 32);
-            let lane = iota(32);
-            let cval = bin(g, "and", 32, &cv, &sc(32, 31));
-            let seg0 = bin(g, "lshr", 32, &cv, &sc(32, 8));
-            let seg = bin(g, "and", 32, &seg0, &sc(32, 31));
-            let nseg = bin(g, "xor", 32, &seg, &sc(32, u64::from(u32::MAX)));
-            let l_seg = bin(g, "and", 32, &lane, &seg);
-            let c_nseg = bin(g, "and", 32, &cval, &nseg);
-            let maxl = bin(g, "or", 32, &l_seg, &c_nseg);
-            let (j, ok) = match mode {
-                ShflMode::Up => {
-                    let j = bin(g, "sub", 32, &lane, &bv);
-                    let ok = icmp(g, "sge", 32, &j, &maxl);
-                    (j, ok)
-                }
-                ShflMode::Down => {
-                    let j = bin(g, "add", 32, &lane, &bv);
-                    let ok = icmp(g, "sle", 32, &j, &maxl);
-                    (j, ok)
-                }
-                ShflMode::Bfly => {
-                    let j = bin(g, "xor", 32, &lane, &bv);
-                    let ok = icmp(g, "sle", 32, &j, &maxl);
-                    (j, ok)
-                }
-                ShflMode::Idx => {
-                    let bn = bin(g, "and", 32, &bv, &nseg);
-                    let j = bin(g, "or", 32, &l_seg, &bn);
-                    let ok = icmp(g, "sle", 32, &j, &maxl);
-                    (j, ok)
-                }
-            };
-            let j = sel(g, &ok, 32, &j, &lane);
-            let got = if g.avx512 {
-                permute_lanes(g, &av, &j)
-            } else if g.avx2 {
-                permute_lanes_avx2(g, &av, &j)
+                (got, j, ok)
             } else {
-                gather_lanes(g, &av, &j)
+                let bv = g.val(*b, 32);
+                let bv = bin(g, "and", 32, &bv, &sc(32, 31));
+                let cv = g.val(*c, 32);
+                let lane = iota(32);
+                let cval = bin(g, "and", 32, &cv, &sc(32, 31));
+                let seg0 = bin(g, "lshr", 32, &cv, &sc(32, 8));
+                let seg = bin(g, "and", 32, &seg0, &sc(32, 31));
+                let nseg = bin(g, "xor", 32, &seg, &sc(32, u64::from(u32::MAX)));
+                let l_seg = bin(g, "and", 32, &lane, &seg);
+                let c_nseg = bin(g, "and", 32, &cval, &nseg);
+                let maxl = bin(g, "or", 32, &l_seg, &c_nseg);
+                let (j, ok) = match mode {
+                    ShflMode::Up => {
+                        let j = bin(g, "sub", 32, &lane, &bv);
+                        let ok = icmp(g, "sge", 32, &j, &maxl);
+                        (j, ok)
+                    }
+                    ShflMode::Down => {
+                        let j = bin(g, "add", 32, &lane, &bv);
+                        let ok = icmp(g, "sle", 32, &j, &maxl);
+                        (j, ok)
+                    }
+                    ShflMode::Bfly => {
+                        let j = bin(g, "xor", 32, &lane, &bv);
+                        let ok = icmp(g, "sle", 32, &j, &maxl);
+                        (j, ok)
+                    }
+                    ShflMode::Idx => {
+                        let bn = bin(g, "and", 32, &bv, &nseg);
+                        let j = bin(g, "or", 32, &l_seg, &bn);
+                        let ok = icmp(g, "sle", 32, &j, &maxl);
+                        (j, ok)
+                    }
+                };
+                let j = sel(g, &ok, 32, &j, &lane);
+                let got = if g.avx512 {
+                    permute_lanes(g, &av, &j)
+                } else if g.avx2 {
+                    permute_lanes_avx2(g, &av, &j)
+                } else {
+                    gather_lanes(g, &av, &j)
+                };
+                (got, j, ok)
             };
             // A source lane that does not take part gives the caller's own value.
             let ps = g.splat("i32", &part);
@@ -1964,7 +1949,11 @@ pub(crate) fn emit_inst(
 fn count_arrivals(g: &mut Gen, id: Value, count: Option<Value>, eb: &str) -> R {
     let id = match id {
         Value::Imm(v) if v < 16 => v,
-        _ => return Err(Unsupported("a barrier with a run-time or out-of-range id".into())),
+        _ => {
+            return Err(Unsupported(
+                "a barrier with a run-time or out-of-range id".into(),
+            ))
+        }
     };
     let tab = g.env(env::BARS);
     let base = g.def(&format!("inttoptr i64 {tab} to i32*"));
@@ -2007,7 +1996,8 @@ fn host_call(g: &mut Gen, inst: &Inst, exec: &str) -> R {
         _ => (&[], &[]),
     };
     let ret_size = |l: &LocalId| g.p.func.locals[*l].size;
-    let odd_ret = matches!(rets.first(), Some(CallArg::Local(l)) if ![1, 2, 4, 8].contains(&ret_size(l)));
+    let odd_ret =
+        matches!(rets.first(), Some(CallArg::Local(l)) if ![1, 2, 4, 8].contains(&ret_size(l)));
     if args.len() > 5 || rets.len() > 1 || odd_ret {
         return Err(Unsupported(format!(
             "this form of a printf/assert call (PTX line {})",
@@ -2986,8 +2976,12 @@ fn permute_lanes_avx2(g: &mut Gen, v: &str, j: &str) -> String {
     let mut out = Vec::new();
     for q in 0..4 {
         let jq = quarter(g, j, q);
-        let low = g.def(&format!("and {t} {jq}, <i32 7, i32 7, i32 7, i32 7, i32 7, i32 7, i32 7, i32 7>"));
-        let high = g.def(&format!("lshr {t} {jq}, <i32 3, i32 3, i32 3, i32 3, i32 3, i32 3, i32 3, i32 3>"));
+        let low = g.def(&format!(
+            "and {t} {jq}, <i32 7, i32 7, i32 7, i32 7, i32 7, i32 7, i32 7, i32 7>"
+        ));
+        let high = g.def(&format!(
+            "lshr {t} {jq}, <i32 3, i32 3, i32 3, i32 3, i32 3, i32 3, i32 3, i32 3>"
+        ));
         let mut acc = g.def(&format!(
             "call {t} @llvm.x86.avx2.permd({t} {}, {t} {low})",
             src[3]

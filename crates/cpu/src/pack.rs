@@ -33,6 +33,12 @@ pub fn per_warp(shape: Shape) -> Option<u32> {
     (n > 0 && n < 32 && 32 % n == 0).then(|| 32 / n)
 }
 
+/// Bytes between the shared memories of the real CTAs in one warp: the
+/// static size, 16-byte aligned (packed kernels have no dynamic part).
+pub fn share(layout: &warpfold_ir::shared::SharedLayout) -> u64 {
+    layout.dynamic_base().max(16)
+}
+
 /// The block shape a packed kernel's code runs: one warp.
 pub const WARP_CTA: Shape = [32, 1, 1];
 
@@ -169,10 +175,7 @@ pub fn rewrite(m: &Module, f: &mut Function, shape: Shape, stride: u64) -> Resul
                     // it plus the lane's CTA's share.
                     let dst = *dst;
                     let ty = f.regs[dst].ty;
-                    let t = f.regs.push(RegInfo {
-                        name: format!("%wf_pack{}", f.regs.len()),
-                        ty,
-                    });
+                    let t = temp(f, ty);
                     let guard = inst.guard.take();
                     if let InstKind::AddrOf { dst, .. } = &mut inst.kind {
                         *dst = t;
@@ -207,14 +210,7 @@ pub fn rewrite(m: &Module, f: &mut Function, shape: Shape, stride: u64) -> Resul
                             )))
                         }
                     };
-                    let t = f.regs.push(RegInfo {
-                        name: format!("%wf_pack{}", f.regs.len()),
-                        ty,
-                    });
-                    let r = f.regs.push(RegInfo {
-                        name: format!("%wf_pack{}", f.regs.len()),
-                        ty,
-                    });
+                    let (t, r) = (temp(f, ty), temp(f, ty));
                     addr.base = AddrBase::Reg(r);
                     let mut e = Emit {
                         f: &mut *f,
@@ -284,9 +280,7 @@ fn shared_sym(m: &Module, s: &Symbol) -> bool {
 /// dynamic shared memory (its size is the launch's), absolute shared
 /// addresses and `isspacep.shared`.
 fn check_space(m: &Module, k: &InstKind, line: u32) -> Result<(), Unsupported> {
-    let dynamic = |s: &Symbol| {
-        matches!(s, Symbol::Global(g) if m.globals.get(*g).is_some_and(|g| g.space == Space::Shared && g.dynamic))
-    };
+    let dynamic = |s: &Symbol| matches!(s, Symbol::Global(g) if m.globals.get(*g).is_some_and(|g| g.space == Space::Shared && g.dynamic));
     let bad = match k {
         InstKind::AddrOf { sym, .. } => dynamic(sym),
         // The shared window of a packed CTA lies past the per-CTA size the
@@ -313,6 +307,12 @@ fn check_space(m: &Module, k: &InstKind, line: u32) -> Result<(), Unsupported> {
     Ok(())
 }
 
+/// A new register for the rewrite's temporaries.
+fn temp(f: &mut Function, ty: Ty) -> Reg {
+    let name = format!("%wf_pack{}", f.regs.len());
+    f.regs.push(RegInfo { name, ty })
+}
+
 /// Appends the instructions that replace one special register read.
 struct Emit<'a> {
     f: &'a mut Function,
@@ -323,11 +323,7 @@ struct Emit<'a> {
 
 impl Emit<'_> {
     fn reg(&mut self) -> Reg {
-        let i = self.f.regs.len();
-        self.f.regs.push(RegInfo {
-            name: format!("%wf_pack{i}"),
-            ty: Ty::U32,
-        })
+        temp(self.f, Ty::U32)
     }
 
     /// Temporaries are written unguarded (each has this one definition);
@@ -374,10 +370,7 @@ impl Emit<'_> {
         if bits == 32 {
             return off;
         }
-        let wide = self.f.regs.push(RegInfo {
-            name: format!("%wf_pack{}", self.f.regs.len()),
-            ty: Ty::U64,
-        });
+        let wide = temp(self.f, Ty::U64);
         self.push(
             InstKind::Cvt {
                 dst_ty: Ty::U64,

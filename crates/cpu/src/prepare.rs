@@ -37,7 +37,8 @@ impl Prepared {
     }
 }
 
-fn is_sync_point(k: &InstKind) -> bool {
+/// Warp collectives and barriers: they wait for lanes that are elsewhere.
+pub(crate) fn is_sync_point(k: &InstKind) -> bool {
     matches!(
         k,
         InstKind::Shfl { .. }

@@ -427,11 +427,11 @@ pub(crate) fn constants(f: &Function) -> std::collections::HashMap<Reg, u64> {
                 _ => None,
             };
             for r in defs(&i.kind) {
-                seen.entry(r)
-                    .and_modify(|d| *d = None)
-                    .or_insert(value);
+                seen.entry(r).and_modify(|d| *d = None).or_insert(value);
             }
         }
     }
-    seen.into_iter().filter_map(|(r, v)| Some((r, v?))).collect()
+    seen.into_iter()
+        .filter_map(|(r, v)| Some((r, v?)))
+        .collect()
 }

@@ -6,7 +6,7 @@
 
 use crate::entity::{BlockId, FuncId, LocalId, Reg};
 use crate::inst::*;
-use crate::module::{Block, Function, Module, ParamBinding, RegInfo, RelocTarget};
+use crate::module::{Block, Function, Module, ParamBinding, RegInfo};
 use crate::types::{Space, Ty};
 
 /// Most instructions an inlined kernel may have (guards code size).
@@ -324,32 +324,6 @@ fn recursive(m: &Module, start: FuncId) -> bool {
     false
 }
 
-/// Functions whose address is taken (in code or in initialised variables).
-fn address_taken(m: &Module) -> std::collections::BTreeSet<FuncId> {
-    let mut out = std::collections::BTreeSet::new();
-    for g in m.globals.values() {
-        for r in &g.relocs {
-            if let RelocTarget::Function(t) = r.target {
-                out.insert(t);
-            }
-        }
-    }
-    for f in m.functions.values() {
-        for b in f.blocks.values() {
-            for i in &b.insts {
-                if let InstKind::AddrOf {
-                    sym: Symbol::Function(t),
-                    ..
-                } = i.kind
-                {
-                    out.insert(t);
-                }
-            }
-        }
-    }
-    out
-}
-
 /// Replace the indirect call `f.blocks[b].insts[k]` by tests of the target
 /// against each function it can reach (address taken, same number of
 /// parameters and results), in function order, each followed by a direct
@@ -369,7 +343,7 @@ fn expand_indirect(
         return Err("not an indirect call".into());
     };
     let loc = call.loc;
-    let candidates: Vec<FuncId> = address_taken(m)
+    let candidates: Vec<FuncId> = crate::shared::address_taken(m)
         .into_iter()
         .filter(|c| {
             m.functions.get(*c).is_some_and(|cf| {
@@ -391,6 +365,19 @@ fn expand_indirect(
         kind,
         guard: None,
         loc,
+    };
+    // `dst` = (target == c's address) [or `also`].
+    let is_callee = |dst: Reg, c: FuncId, also: Option<Reg>| {
+        inst(InstKind::Setp {
+            cmp: CmpOp::Eq,
+            ty: Ty::U64,
+            dst,
+            dst2: None,
+            a: target,
+            b: Value::Imm(addr(c)),
+            combine: also.map(|q| (BoolOp::Or, Value::Reg(q), false)),
+            ftz: false,
+        })
     };
     // Built back to front: each test falls through to the next.
     let cont = f.blocks.push(Block {
@@ -429,16 +416,7 @@ fn expand_indirect(
         });
         let test = block(
             f,
-            vec![inst(InstKind::Setp {
-                cmp: CmpOp::Eq,
-                ty: Ty::U64,
-                dst: p,
-                dst2: None,
-                a: target,
-                b: Value::Imm(addr(*c)),
-                combine: None,
-                ftz: false,
-            })],
+            vec![is_callee(p, *c, None)],
             Terminator::Branch {
                 pred: p,
                 negate: false,
@@ -457,16 +435,7 @@ fn expand_indirect(
             name: format!("%wf_is_callee{}", c.0),
             ty: Ty::Pred,
         });
-        checks.push(inst(InstKind::Setp {
-            cmp: CmpOp::Eq,
-            ty: Ty::U64,
-            dst: p,
-            dst2: None,
-            a: target,
-            b: Value::Imm(addr(*c)),
-            combine: any.map(|q| (BoolOp::Or, Value::Reg(q), false)),
-            ftz: false,
-        }));
+        checks.push(is_callee(p, *c, any));
         any = Some(p);
     }
     let check = match any {

@@ -36,9 +36,9 @@ fn symbols_of(kind: &InstKind, out: &mut Vec<Symbol>) {
     }
 }
 
-/// Functions `kernel` can run: direct callees, and every function whose
-/// address is taken anywhere once an indirect call is reachable.
-pub fn reachable(m: &Module, kernel: FuncId) -> BTreeSet<FuncId> {
+/// Functions whose address is taken (in code or in initialised variables):
+/// what a call through a pointer can reach.
+pub fn address_taken(m: &Module) -> BTreeSet<FuncId> {
     let mut address_taken: BTreeSet<FuncId> = BTreeSet::new();
     for g in m.globals.values() {
         for r in &g.relocs {
@@ -60,6 +60,13 @@ pub fn reachable(m: &Module, kernel: FuncId) -> BTreeSet<FuncId> {
             }
         }
     }
+    address_taken
+}
+
+/// Functions `kernel` can run: direct callees, and every function whose
+/// address is taken anywhere once an indirect call is reachable.
+pub fn reachable(m: &Module, kernel: FuncId) -> BTreeSet<FuncId> {
+    let address_taken = address_taken(m);
     let mut seen = BTreeSet::new();
     let mut work = vec![kernel];
     while let Some(f) = work.pop() {

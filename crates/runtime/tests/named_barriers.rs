@@ -5,8 +5,11 @@
 use warpfold::{Arg, Backend, Device, Module};
 
 fn module(dev: &Device) -> Module {
-    dev.load_ptx_named(include_str!("kernels/named_barriers.ptx"), "named_barriers.ptx")
-        .expect("loads")
+    dev.load_ptx_named(
+        include_str!("kernels/named_barriers.ptx"),
+        "named_barriers.ptx",
+    )
+    .expect("loads")
 }
 
 #[test]
@@ -16,7 +19,11 @@ fn producer_and_consumer_warps_take_turns_through_named_barriers() {
     let input: Vec<i32> = (0..n as i32).map(|i| i * 7 - 300).collect();
     let expect: Vec<i32> = (0..n)
         .map(|i| {
-            let (b, r, lane) = (i / (rounds as usize * 32), (i / 32) % rounds as usize, i % 32);
+            let (b, r, lane) = (
+                i / (rounds as usize * 32),
+                (i / 32) % rounds as usize,
+                i % 32,
+            );
             let src = b * rounds as usize * 32 + r * 32 + (lane + r) % 32;
             input[src] * 3 + r as i32
         })
@@ -36,7 +43,11 @@ fn producer_and_consumer_warps_take_turns_through_named_barriers() {
                 &[Arg::Buffer(&din), Arg::Buffer(&out), Arg::I32(rounds)],
             )
             .unwrap_or_else(|e| panic!("{backend:?}: {e}"));
-            assert_eq!(out.to_vec::<i32>().unwrap(), expect, "{backend:?} threads {threads}");
+            assert_eq!(
+                out.to_vec::<i32>().unwrap(),
+                expect,
+                "{backend:?} threads {threads}"
+            );
         }
     }
 }

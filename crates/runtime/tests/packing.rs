@@ -84,11 +84,25 @@ fn packed_threads_know_their_block_thread_lane_and_frame() {
 fn shuffles_stay_inside_each_packed_block() {
     let dev = Device::new();
     let m = module(&dev);
-    for (grid, block) in [([5, 1, 1], [8, 1, 1]), ([3, 1, 1], [16, 1, 1]), ([2, 1, 1], [32, 1, 1])] {
+    for (grid, block) in [
+        ([5, 1, 1], [8, 1, 1]),
+        ([3, 1, 1], [16, 1, 1]),
+        ([2, 1, 1], [32, 1, 1]),
+    ] {
         let nt = block[0];
-        assert_eq!(packed(&m, "block_shuffles", block), 32 / nt.min(32), "{block:?}");
+        assert_eq!(
+            packed(&m, "block_shuffles", block),
+            32 / nt.min(32),
+            "{block:?}"
+        );
         let n = (grid[0] * nt) as usize;
-        let out = both("block_shuffles", grid, block, &[floats(n, 9), vec![0; 3 * n]], &[]);
+        let out = both(
+            "block_shuffles",
+            grid,
+            block,
+            &[floats(n, 9), vec![0; 3 * n]],
+            &[],
+        );
         assert_eq!(out[0], out[1], "grid {grid:?} block {block:?}");
     }
 }
@@ -100,10 +114,25 @@ fn warp_wide_operations_keep_one_block_per_warp() {
     let block = [16, 1, 1];
     assert_eq!(packed(&m, "block_ballot", block), 1);
     assert_eq!(packed(&m, "block_dependent_shuffle", block), 1);
-    let x: Vec<u32> = (0..80u32).map(|i| (i * 7919 % 13) as u32).map(|v| v.wrapping_sub(6)).collect();
-    let a = both("block_ballot", [5, 1, 1], block, &[x.clone(), vec![0; 80]], &[]);
+    let x: Vec<u32> = (0..80u32)
+        .map(|i| (i * 7919 % 13) as u32)
+        .map(|v| v.wrapping_sub(6))
+        .collect();
+    let a = both(
+        "block_ballot",
+        [5, 1, 1],
+        block,
+        &[x.clone(), vec![0; 80]],
+        &[],
+    );
     assert_eq!(a[0], a[1]);
-    let b = both("block_dependent_shuffle", [5, 1, 1], block, &[x, vec![0; 80]], &[]);
+    let b = both(
+        "block_dependent_shuffle",
+        [5, 1, 1],
+        block,
+        &[x, vec![0; 80]],
+        &[],
+    );
     assert_eq!(b[0], b[1]);
 }
 
@@ -163,15 +192,35 @@ fn printf_assert_and_trap_in_small_blocks_name_the_block_and_thread() {
 fn packed_blocks_each_have_their_own_shared_memory() {
     let dev = Device::new();
     let m = module(&dev);
-    for (grid, block) in [([9, 1, 1], [4, 1, 1]), ([7, 1, 1], [8, 1, 1]), ([5, 1, 1], [16, 1, 1])] {
-        assert_eq!(packed(&m, "block_reverse", block), 32 / block[0], "{block:?}");
+    for (grid, block) in [
+        ([9, 1, 1], [4, 1, 1]),
+        ([7, 1, 1], [8, 1, 1]),
+        ([5, 1, 1], [16, 1, 1]),
+    ] {
+        assert_eq!(
+            packed(&m, "block_reverse", block),
+            32 / block[0],
+            "{block:?}"
+        );
         let n = (grid[0] * block[0]) as usize;
-        let out = both("block_reverse", grid, block, &[floats(n, 5), vec![0; n]], &[]);
+        let out = both(
+            "block_reverse",
+            grid,
+            block,
+            &[floats(n, 5), vec![0; n]],
+            &[],
+        );
         assert_eq!(out[0], out[1], "grid {grid:?} block {block:?}");
     }
     let block = [8, 1, 1];
     assert_eq!(packed(&m, "block_dependent_barrier", block), 1);
-    let out = both("block_dependent_barrier", [7, 1, 1], block, &[vec![0; 56]], &[]);
+    let out = both(
+        "block_dependent_barrier",
+        [7, 1, 1],
+        block,
+        &[vec![0; 56]],
+        &[],
+    );
     assert_eq!(out[0], out[1]);
 }
 
@@ -183,7 +232,13 @@ fn a_butterfly_that_would_cross_into_the_next_block_is_not_packed() {
         assert_eq!(packed(&m, "xor_past_segment", block), expect, "{block:?}");
         let n = 4 * block[0] as usize;
         let x = floats(n, 3);
-        let out = both("xor_past_segment", [4, 1, 1], block, &[x.clone(), vec![0; n]], &[]);
+        let out = both(
+            "xor_past_segment",
+            [4, 1, 1],
+            block,
+            &[x.clone(), vec![0; n]],
+            &[],
+        );
         assert_eq!(out[0], out[1], "{block:?}");
         // Threads 0-7 of a block find lane t^8 past their segment and keep
         // their value; threads 8-15 read 0-7 (still within their limit).

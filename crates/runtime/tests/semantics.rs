@@ -14,35 +14,35 @@ fn module(dev: &Device) -> Module {
 
 #[test]
 fn printf_and_assert() {
-  for backend in [Backend::Cpu, Backend::Interp] {
-    let buf = Arc::new(Mutex::new(String::new()));
-    let dev = Device::new()
-        .with_backend(backend)
-        .with_printf_buffer(buf.clone());
-    let m = module(&dev);
-    let k = m.kernel("print_and_assert").unwrap();
-    // The compiled backend runs printf and assert itself.
-    assert_eq!(k.effective_backend([4, 1, 1]).0, backend);
-    let a = dev.buffer_from(&[5i32, 6, 7, 8]).unwrap();
-    k.launch([1, 1, 1], [4, 1, 1], 0, &[Arg::Buffer(&a), Arg::I32(2)])
-        .unwrap();
-    assert_eq!(
-        buf.lock().unwrap().as_str(),
-        "t=0 a=5 half=2.5\nt=1 a=6 half=3.0\n"
-    );
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let buf = Arc::new(Mutex::new(String::new()));
+        let dev = Device::new()
+            .with_backend(backend)
+            .with_printf_buffer(buf.clone());
+        let m = module(&dev);
+        let k = m.kernel("print_and_assert").unwrap();
+        // The compiled backend runs printf and assert itself.
+        assert_eq!(k.effective_backend([4, 1, 1]).0, backend);
+        let a = dev.buffer_from(&[5i32, 6, 7, 8]).unwrap();
+        k.launch([1, 1, 1], [4, 1, 1], 0, &[Arg::Buffer(&a), Arg::I32(2)])
+            .unwrap();
+        assert_eq!(
+            buf.lock().unwrap().as_str(),
+            "t=0 a=5 half=2.5\nt=1 a=6 half=3.0\n"
+        );
 
-    let bad = dev.buffer_from(&[1i32, 2, -3, 4]).unwrap();
-    let e = k
-        .launch([1, 1, 1], [4, 1, 1], 0, &[Arg::Buffer(&bad), Arg::I32(0)])
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("assertion `a[t] >= 0` failed")
-            && e.contains("thread (2,0,0)")
-            && e.contains("print_and_assert"),
-        "{e}"
-    );
-  }
+        let bad = dev.buffer_from(&[1i32, 2, -3, 4]).unwrap();
+        let e = k
+            .launch([1, 1, 1], [4, 1, 1], 0, &[Arg::Buffer(&bad), Arg::I32(0)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("assertion `a[t] >= 0` failed")
+                && e.contains("thread (2,0,0)")
+                && e.contains("print_and_assert"),
+            "{e}"
+        );
+    }
 }
 
 #[test]
@@ -262,7 +262,12 @@ fn a_call_through_a_bad_function_pointer_stops_the_launch() {
         k.launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out), Arg::U64(0)])
             .unwrap_err();
         let e = k
-            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out), Arg::U64(12345)])
+            .launch(
+                [1, 1, 1],
+                [32, 1, 1],
+                0,
+                &[Arg::Buffer(&out), Arg::U64(12345)],
+            )
             .unwrap_err()
             .to_string();
         assert!(
