@@ -10,6 +10,7 @@
 //! checking mode.
 
 mod disk_cache;
+mod dom;
 mod emit;
 mod helpers;
 mod jit;
