@@ -338,7 +338,9 @@ impl<'a> Gen<'a> {
                 stride,
             }) => {
                 // The first lane whose value passes 2^(bits-1) (signed) or
-                // 2^bits (unsigned), counting from lane 0's.
+                // 2^bits (unsigned), counting from lane 0's; with a
+                // negative stride, the first to go below -2^(bits-1)
+                // (signed) or 0 (unsigned).
                 let sb = self.reg_bits[src.0 as usize];
                 let a = self.load_scalar(&format!("r{}", src.0), &format!("i{sb}"));
                 let a = if sb > bits {
@@ -350,10 +352,17 @@ impl<'a> Gen<'a> {
                 };
                 let ext = if signed { "sext" } else { "zext" };
                 let a = self.def(&format!("{ext} i{bits} {a} to i128"));
-                let bound: u128 = if signed { 1 << (bits - 1) } else { 1 << bits };
-                let num = self.def(&format!("sub i128 {bound}, {a}"));
-                let up = self.def(&format!("add i128 {num}, {}", stride - 1));
-                let k = self.def(&format!("udiv i128 {up}, {stride}"));
+                let k = if stride > 0 {
+                    let bound: u128 = if signed { 1 << (bits - 1) } else { 1 << bits };
+                    let num = self.def(&format!("sub i128 {bound}, {a}"));
+                    let up = self.def(&format!("add i128 {num}, {}", stride - 1));
+                    self.def(&format!("udiv i128 {up}, {stride}"))
+                } else {
+                    let low: u128 = if signed { 1 << (bits - 1) } else { 0 };
+                    let num = self.def(&format!("add i128 {a}, {low}"));
+                    let q = self.def(&format!("udiv i128 {num}, {}", stride.unsigned_abs()));
+                    self.def(&format!("add i128 {q}, 1"))
+                };
                 let big = self.def(&format!("icmp ugt i128 {k}, 32"));
                 let k = self.def(&format!("select i1 {big}, i128 32, i128 {k}"));
                 self.def(&format!("trunc i128 {k} to i32"))

@@ -246,11 +246,14 @@ fn widen(a: Opnd, from: u32, to: u32, signed: bool) -> Option<Opnd> {
             if l.within(align.min(half)) {
                 return Some(Opnd::Reg(Lanes { align, ..l }));
             }
-            // The 32 values cross the jump point at most once.
-            let stride = l.stride as u64;
-            (l.extra == 0 && l.stride > 0 && stride.saturating_mul(31) < half).then(|| {
+            // The 32 values cross the jump point at most once: going up
+            // past it, extension drops 2^from; going down (a reversed
+            // index, `n - 1 - i`), it adds 2^from.
+            let step = l.stride.unsigned_abs();
+            let wraps = 1i64.wrapping_shl(from);
+            (l.extra == 0 && l.stride != 0 && step.saturating_mul(31) < half).then(|| {
                 Opnd::Reg(Lanes {
-                    jump: wrap(1i64.wrapping_shl(from).wrapping_neg(), to),
+                    jump: wrap(if l.stride > 0 { wraps.wrapping_neg() } else { wraps }, to),
                     align,
                     ..l
                 })

@@ -684,7 +684,8 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
     // Known consecutive (or one address): no test; else every f-th
     // element of a window; else known positions.
     let stride = strided(&l, bits);
-    let index = if direct(&l, &k, bits / 8) || stride.is_some() {
+    let reversed = reversed(&l, bits);
+    let index = if direct(&l, &k, bits / 8) || stride.is_some() || reversed {
         None
     } else {
         match element_index(&l, bits) {
@@ -698,6 +699,16 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
         let v = match (&index, stride) {
             (Some(idx), _) => gather_from(g, &hi, idx, bits, exec),
             (None, Some(f)) => load_strided(g, &hi, f, bits, exec),
+            _ if reversed => {
+                let (lo, m) = reverse_access(g, &hi, bits, exec);
+                let v = load_contig(g, &lo, bits, &m);
+                g.def(&format!(
+                    "shufflevector {} {v}, {} undef, <32 x i32> {}",
+                    vt(bits),
+                    vt(bits),
+                    reverse_lanes()
+                ))
+            }
             _ if l.extra != 0 => load_rows(g, &hi, &l, bits, exec),
             _ if l.stride == 0 => load_broadcast(g, &hi, bits, exec),
             _ => load_contig(g, &hi, bits, exec),
@@ -712,6 +723,29 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
     rejoin_after_jump(g, split, |g| {
         load_per_lane(g, addr, space, ty, dsts, exec, slow_elems)
     })
+}
+
+/// Whether lanes of form `l` access consecutive `bits`-wide elements in
+/// reverse (lane i at lane 0's address minus i elements: `a[n - 1 - i]`).
+fn reversed(l: &Lanes, bits: u32) -> bool {
+    l.extra == 0 && l.stride == -i64::from(bits / 8)
+}
+
+/// `<31, 30, ..., 0>`: the lane order of a reversed access.
+fn reverse_lanes() -> String {
+    let idx: Vec<String> = (0..W).rev().map(|i| format!("i32 {i}")).collect();
+    format!("<{}>", idx.join(", "))
+}
+
+/// A reversed access (see `reversed`) as a forward one: the address of
+/// lane 31's element and the lanes' mask in reverse.
+fn reverse_access(g: &mut Gen, h0: &str, bits: u32, exec: &str) -> (String, String) {
+    let lo = g.def(&format!("sub i64 {h0}, {}", 31 * (bits / 8)));
+    let m = g.def(&format!(
+        "shufflevector <32 x i1> {exec}, <32 x i1> undef, <32 x i32> {}",
+        reverse_lanes()
+    ));
+    (lo, m)
 }
 
 /// Elements at host addresses `h` through the out-of-line slow load.
@@ -1019,6 +1053,8 @@ fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec
         /// store in lane order).
         LastLane,
         Contig,
+        /// Consecutive elements in reverse lane order (see `reversed`).
+        Reversed,
         Rows,
         /// Known positions: a scatter from one base (in lane order).
         Index(String),
@@ -1030,6 +1066,8 @@ fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec
         How::LastLane
     } else if l.stride == size && l.extra == 0 {
         How::Contig
+    } else if reversed(&l, bits) {
+        How::Reversed
     } else if l.stride == size && l.width >= 4 {
         How::Rows
     } else if let Some(idx) = element_index(&l, bits) {
@@ -1044,6 +1082,16 @@ fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec
         match &how {
             How::LastLane => store_last_lane(g, &hi, bits, &v, exec),
             How::Contig => store_contig(g, &hi, bits, &v, exec),
+            How::Reversed => {
+                let (lo, m) = reverse_access(g, &hi, bits, exec);
+                let rv = g.def(&format!(
+                    "shufflevector {} {v}, {} undef, <32 x i32> {}",
+                    vt(bits),
+                    vt(bits),
+                    reverse_lanes()
+                ));
+                store_contig(g, &lo, bits, &rv, &m)
+            }
             How::Rows => store_rows(g, &hi, &l, bits, &v, exec),
             How::Index(idx) => scatter_from(g, &hi, idx, bits, &v, exec),
         }

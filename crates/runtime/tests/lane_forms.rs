@@ -510,3 +510,56 @@ fn accesses_through_a_widened_index_that_wraps_take_the_lanes_before_the_jump() 
         assert_eq!(s.to_vec::<f32>().unwrap(), doubled, "{backend:?}");
     }
 }
+
+#[test]
+fn reversed_indices_load_and_store_in_reverse_lane_order() {
+    let (n, threads) = (200u32, 256u32);
+    let input: Vec<u32> = (0..n).map(|i| i * 7 + 3).collect();
+    // 199: every lane in range reads; 150 and 40: the index wraps below
+    // zero inside a warp; 210: the first lanes are past the end.
+    for base in [199u32, 150, 40, 210] {
+        let want_out: Vec<u32> = (0..threads)
+            .map(|g| {
+                let r = base.wrapping_sub(g);
+                if r < n { input[r as usize] } else { 0xdead_beef }
+            })
+            .collect();
+        let mut want_back = vec![0u32; n as usize];
+        for g in (1..threads).step_by(2) {
+            let r = base.wrapping_sub(g);
+            if r < n {
+                want_back[r as usize] = g;
+            }
+        }
+        let want_wide: Vec<u64> = (0..threads)
+            .map(|g| 4 * u64::from(base.wrapping_sub(g)))
+            .collect();
+        for (backend, dev) in devices() {
+            let m = module(&dev);
+            let (out, back, wide) = (
+                dev.buffer_zeroed(threads as usize * 4).unwrap(),
+                dev.buffer_zeroed(n as usize * 4).unwrap(),
+                dev.buffer_zeroed(threads as usize * 8).unwrap(),
+            );
+            let inp = dev.buffer_from(&input).unwrap();
+            kernel(&m, "reversed", backend, [64, 1, 1])
+                .launch(
+                    [threads / 64, 1, 1],
+                    [64, 1, 1],
+                    0,
+                    &[
+                        Arg::Buffer(&out),
+                        Arg::Buffer(&inp),
+                        Arg::Buffer(&back),
+                        Arg::Buffer(&wide),
+                        Arg::U32(base),
+                        Arg::U32(n),
+                    ],
+                )
+                .unwrap_or_else(|e| panic!("{backend:?}: {e}"));
+            assert_eq!(u32s(&out), want_out, "{backend:?} base {base}");
+            assert_eq!(u32s(&back), want_back, "{backend:?} base {base}");
+            assert_eq!(u64s(&wide), want_wide, "{backend:?} base {base}");
+        }
+    }
+}
