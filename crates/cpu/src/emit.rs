@@ -11,6 +11,7 @@
 
 use crate::lanes::{JumpFrom, Lanes, Shape};
 use crate::prepare::Prepared;
+use crate::region::Region;
 use std::fmt::Write;
 use warpfold_ir::shared::SharedLayout;
 use warpfold_ir::*;
@@ -1222,16 +1223,6 @@ pub fn emit(
         *r &= needed[i];
     }
     g.remat = remat;
-    g.out.push_str(&format!(
-        "define internal i32 @wf_warp(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live, i32 %prev) ;INLINE\n#0 {{\nentry:\n;ALLOCAS\n"
-    ));
-    // Allocas for registers and warp bookkeeping (promoted to SSA by
-    // mem2reg). In large kernels the registers live across blocks stay in
-    // the warp state instead: SSA form for them means a phi per register
-    // at every join of the dispatcher graph, and LLVM's register allocator
-    // takes minutes on that; in memory they cost an L1 access per block,
-    // code generation stays linear, and returning to the driver saves
-    // nothing.
     let has_barriers = p.barriers().next().is_some();
     // Plain barriers are released inside the round loop; `bar.red`
     // results are combined by the driver.
@@ -1251,7 +1242,125 @@ pub fn emit(
         });
     g.lean_barriers = release;
     g.regs_in_state = regs_in_state(p, &reg_bits, &g, has_barriers);
+    let ctx = WarpCtx {
+        reg_bits: &reg_bits,
+        reg_offsets: &reg_offsets,
+        at_entry: &liveness.at_entry,
+        live_in: &liveness.live_in,
+        remat_insts: &remat_insts,
+        has_barriers,
+    };
+    let mut warp_fns = warp_function(&mut g, &ctx, None)?;
+    // The fast path of plain barriers: after each lean release the round
+    // loop runs the region after the barrier through a function of its own
+    // (see `region`).
+    let mut region_sites = Vec::new();
+    if g.lean_barriers && crate::region::enabled() {
+        let mut done = std::collections::HashSet::new();
+        let warp_bytes = warp_fns.len() * 3 / 2;
+        let line_room = (crate::ir_line_limit() * 9 / 10).saturating_sub(warp_fns.lines().count());
+        let (mut added_bytes, mut added_lines) = (0, 0);
+        for (id, bid) in p.order.iter().enumerate() {
+            let block = &p.func.blocks[*bid];
+            let (Some(first), Some(Terminator::Jump(t))) = (block.insts.first(), &block.term)
+            else {
+                continue;
+            };
+            if !matches!(first.kind, InstKind::Bar { .. }) {
+                continue;
+            }
+            let succ = p.id_of[t.0 as usize];
+            if !done.contains(&succ) {
+                // Within a budget: at most 1.5 times as much code again as
+                // the warp function (JIT time), and under the size limit.
+                let region = Region::new(p, ctx.live_in, ctx.remat_insts, succ);
+                let text = warp_function(&mut g, &ctx, Some(region))?;
+                let lines = text.lines().count();
+                if added_bytes + text.len() > warp_bytes || added_lines + lines > line_room {
+                    break;
+                }
+                added_bytes += text.len();
+                added_lines += lines;
+                warp_fns.push_str(&text);
+                done.insert(succ);
+            }
+            // The site of a barrier is 1 + its block's id (see `Bar`).
+            region_sites.push((id as u32 + 1, succ));
+        }
+    }
+    let mut ir = String::new();
+    ir.push_str("target datalayout = \"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128\"\n");
+    ir.push_str("target triple = \"x86_64-unknown-linux-gnu\"\n\n");
+    ir.push_str(DECLS);
+    // The windows of strided narrow loads (`lower::load_strided`).
+    for (bits, f) in (2..=8).flat_map(|f| [(8, f), (16, f)]).chain([(32, 2)]) {
+        let n = W * f;
+        let _ = writeln!(
+            ir,
+            "declare <{n} x i{bits}> @llvm.masked.load.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>*, i32, <{n} x i1>, <{n} x i{bits}>)"
+        );
+    }
+    ir.push_str(&warp_fns);
+    ir.push_str(&cta_fn(release, g.avx512, &region_sites));
+    for bits in &g.slow_loads {
+        ir.push_str(&crate::lower::slow_load_fn(*bits));
+    }
+    for bits in &g.slow_stores {
+        ir.push_str(&crate::lower::slow_store_fn(*bits));
+    }
+    let _ = writeln!(
+        ir,
+        "attributes #0 = {{ nounwind \"target-cpu\"=\"{cpu}\" \"target-features\"=\"{features}\" \"prefer-vector-width\"=\"512\" \"min-legal-vector-width\"=\"512\" }}"
+    );
+    Ok(Emitted {
+        ir,
+        state_bytes,
+        descs: g.descs,
+    })
+}
+
+/// What every variant of the warp function shares.
+struct WarpCtx<'a> {
+    reg_bits: &'a [u32],
+    reg_offsets: &'a [usize],
+    /// Registers live at the entry block (zeroed on a fresh start).
+    at_entry: &'a [bool],
+    /// Per block (by index): the registers live on entry.
+    live_in: &'a [Vec<bool>],
+    remat_insts: &'a [Inst],
+    has_barriers: bool,
+}
+
+/// The text of one warp function: `@wf_warp` (every entry: fresh start,
+/// general state, lean barrier resume) or, for a `region`, a
+/// `@wf_region{entry}` that resumes there after a lean barrier release
+/// and holds only that region's blocks.
+fn warp_function(
+    g: &mut Gen,
+    ctx: &WarpCtx,
+    region: Option<Region>,
+) -> Result<String, crate::prepare::Unsupported> {
+    let (reg_bits, reg_offsets) = (ctx.reg_bits, ctx.reg_offsets);
+    g.out = String::new();
+    g.allocas = String::new();
+    let name = match &region {
+        None => "wf_warp".to_string(),
+        Some(r) => format!("wf_region{}", r.entry),
+    };
+    g.out.push_str(&format!(
+        "define internal i32 @{name}(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live, i32 %prev) ;INLINE\n#0 {{\nentry:\n;ALLOCAS\n"
+    ));
+    // Allocas for registers and warp bookkeeping (promoted to SSA by
+    // mem2reg). In large kernels the registers live across blocks stay in
+    // the warp state instead: SSA form for them means a phi per register
+    // at every join of the dispatcher graph, and LLVM's register allocator
+    // takes minutes on that; in memory they cost an L1 access per block,
+    // code generation stays linear, and returning to the driver saves
+    // nothing.
     for (i, b) in reg_bits.iter().enumerate() {
+        if region.as_ref().is_some_and(|r| !r.regs[i]) {
+            continue;
+        }
         if g.regs_in_state && g.saved(i) {
             let (_, val) = g.saved_types(i, *b);
             let q = g.t();
@@ -1301,6 +1410,59 @@ pub fn emit(
     g.line("store i32 0, i32* %pend");
     g.line("store i32 16384, i32* %budget");
     g.line("store i1 false, i1* %yielded");
+    if let Some(r) = &region {
+        // Resume after a lean release: every live lane at the region's
+        // first block, nothing waiting (as `resume_bar`, with the block
+        // known).
+        region_prologue(g, ctx, r.entry)?;
+    } else {
+        general_prologue(g, ctx)?;
+    }
+    dispatcher_and_blocks(g, ctx, region.as_ref())
+}
+
+/// The entry of `@wf_region{entry}` (see `warp_function`).
+///
+/// The round loop calls it only for warps with all 32 lanes live: with the
+/// masks constant, LLVM folds the masked forms of convergent code away.
+fn region_prologue(
+    g: &mut Gen,
+    ctx: &WarpCtx,
+    entry: u32,
+) -> Result<(), crate::prepare::Unsupported> {
+    let lv = "-1".to_string();
+    g.line(&format!("store i32 {lv}, i32* %live"));
+    let rp = g.state_ptr(state::RESUME_AT, "i32");
+    g.line(&format!("store i32 0, i32* {rp}"));
+    let lm = g.mask_of_bits(&lv);
+    let ats = g.splat("i32", &entry.to_string());
+    let n0 = g.def(&format!(
+        "select <32 x i1> {lm}, <32 x i32> {ats}, <32 x i32> {}",
+        sc(32, u64::from(DONE))
+    ));
+    g.line(&format!("store <32 x i32> {n0}, <32 x i32>* %next"));
+    for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
+        g.line(&format!("store i32 0, i32* %{name}"));
+    }
+    // Only what the region reads before writing (see `WarpCtx::live_in`).
+    let live = &ctx.live_in[g.p.order[entry as usize].0 as usize];
+    load_saved_regs_where(g, ctx.reg_bits, ctx.reg_offsets, |i| live[i]);
+    recompute(g, ctx.remat_insts)?;
+    g.store_mask(&lm, &lv);
+    g.line(&format!("br label %B{entry}"));
+    Ok(())
+}
+
+/// The entries of `@wf_warp`: a fresh start, the general state, and (with
+/// lean barriers) the resume after a lean release.
+fn general_prologue(g: &mut Gen, ctx: &WarpCtx) -> Result<(), crate::prepare::Unsupported> {
+    let p = g.p;
+    let (reg_bits, reg_offsets, remat_insts, has_barriers) = (
+        ctx.reg_bits,
+        ctx.reg_offsets,
+        ctx.remat_insts,
+        ctx.has_barriers,
+    );
     // A first call (`fresh_live` = the warp's live lanes) starts every
     // live lane at the entry block with nothing waiting: no header to read.
     g.line("%is_fresh = icmp ne i32 %fresh_live, 0");
@@ -1342,7 +1504,7 @@ pub fn emit(
         // Registers no lane reads before writing need no zero; in the warp
         // state that saves real stores (allocas fold away anyway).
         for (i, b) in reg_bits.iter().enumerate() {
-            if g.regs_in_state && g.saved(i) && !liveness.at_entry[i] {
+            if g.regs_in_state && g.saved(i) && !ctx.at_entry[i] {
                 continue;
             }
             if g.scalar(i) {
@@ -1378,8 +1540,8 @@ pub fn emit(
         g.line(&format!("{v} = load i32, i32* {c}"));
         g.line(&format!("store i32 {v}, i32* %{name}"));
     }
-    load_saved_regs(&mut g, &reg_bits, &reg_offsets);
-    recompute(&mut g, &remat_insts)?;
+    load_saved_regs(g, reg_bits, reg_offsets);
+    recompute(g, remat_insts)?;
     if !has_barriers {
         g.line("br label %dispatch");
     } else {
@@ -1440,8 +1602,8 @@ pub fn emit(
         for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
             g.line(&format!("store i32 0, i32* %{name}"));
         }
-        load_saved_regs(&mut g, &reg_bits, &reg_offsets);
-        recompute(&mut g, &remat_insts)?;
+        load_saved_regs(g, reg_bits, reg_offsets);
+        recompute(g, remat_insts)?;
         g.store_mask(&lm, &lv);
         let cases: Vec<String> = barrier_successors(p)
             .iter()
@@ -1453,6 +1615,20 @@ pub fn emit(
         ));
     }
 
+    Ok(())
+}
+
+/// The dispatcher, the blocks (of the region, if any) and the exits of a
+/// warp function; its text, the function complete.
+fn dispatcher_and_blocks(
+    g: &mut Gen,
+    ctx: &WarpCtx,
+    region: Option<&Region>,
+) -> Result<String, crate::prepare::Unsupported> {
+    let p = g.p;
+    let f = &p.func;
+    let (reg_bits, reg_offsets) = (ctx.reg_bits, ctx.reg_offsets);
+    let inside = |id: usize| region.is_none_or(|r| r.inside[id]);
     // Dispatcher. It also polls the cancel flag and, after many visits,
     // yields (divergent loops pass through here on every trip).
     g.emit_label("dispatch");
@@ -1523,12 +1699,25 @@ pub fn emit(
     g.emit_label("pick");
     g.take_group_at(&next, &cur, &wc);
     let cases: Vec<String> = (0..p.order.len())
+        .filter(|i| inside(*i))
         .map(|i| format!("i32 {i}, label %B{i}"))
         .collect();
+    // Lanes of a region never go outside it (barriers bound it); were one
+    // to, the warp would yield and the general function go on.
+    let outside = if region.is_some() {
+        "region_out"
+    } else {
+        "leave"
+    };
     g.line(&format!(
-        "switch i32 {cur}, label %leave [ {} ]",
+        "switch i32 {cur}, label %{outside} [ {} ]",
         cases.join(" ")
     ));
+    if region.is_some() {
+        g.emit_label("region_out");
+        g.line("store i1 true, i1* %yielded");
+        g.line("br label %leave");
+    }
 
     // Blocks.
     // Blocks right after a `bar.red`: their lanes first read the CTA-wide
@@ -1545,6 +1734,9 @@ pub fn emit(
         })
         .collect();
     for (id, bid) in p.order.iter().enumerate() {
+        if !inside(id) {
+            continue;
+        }
         g.cur_id = id as u32;
         g.cur_convergent = g.convergent[bid.0 as usize];
         g.cur_earliest = g.earliest[bid.0 as usize];
@@ -1580,13 +1772,13 @@ pub fn emit(
         let groups = crate::lower::load_groups(&g, &block.insts);
         for (k, inst) in block.insts.iter().enumerate() {
             if let Some(group) = groups.iter().find(|x| x.first() == k) {
-                crate::lower::emit_load_group(&mut g, &block.insts, group)?;
+                crate::lower::emit_load_group(g, &block.insts, group)?;
                 continue;
             }
             if groups.iter().any(|x| x.has(k)) {
                 continue;
             }
-            emit_inst(&mut g, inst, k == 0, &mut waited, succ)?;
+            emit_inst(g, inst, k == 0, &mut waited, succ)?;
             if waited {
                 break;
             }
@@ -1594,7 +1786,7 @@ pub fn emit(
         if waited {
             continue;
         }
-        emit_term(&mut g, block.term.as_ref(), &p.id_of);
+        emit_term(g, block.term.as_ref(), &p.id_of);
     }
 
     // Loops check for cancellation (the watchdog) on their way back.
@@ -1607,7 +1799,7 @@ pub fn emit(
         let y = g.label("yield");
         g.poll(&format!("B{id}"), &y);
         g.emit_label(&y);
-        crate::lower::set_next(&mut g, &sc(32, u64::from(id)));
+        crate::lower::set_next(g, &sc(32, u64::from(id)));
         g.line("store i1 true, i1* %yielded");
         g.line(&format!(
             "store i32 {}, i32* %pick_max",
@@ -1624,7 +1816,9 @@ pub fn emit(
         let lv = g.load_scalar("live", "i32");
         let c = g.state_ptr(state::LIVE, "i32");
         g.line(&format!("store i32 {lv}, i32* {c}"));
-        store_saved_regs(&mut g, &reg_bits, &reg_offsets);
+        store_saved_regs_where(g, reg_bits, reg_offsets, |i| {
+            region.is_none_or(|r| r.regs[i])
+        });
         let site = g.load_scalar("bar_me", "i32");
         let code = g.t();
         g.line(&format!("{code} = add i32 {site}, {BAR_CODE}"));
@@ -1659,7 +1853,9 @@ pub fn emit(
         let c = g.state_ptr(o, "i32");
         g.line(&format!("store i32 {v}, i32* {c}"));
     }
-    store_saved_regs(&mut g, &reg_bits, &reg_offsets);
+    store_saved_regs_where(g, reg_bits, reg_offsets, |i| {
+        region.is_none_or(|r| r.regs[i])
+    });
     g.line("br label %saved");
     g.emit_label("saved");
     let wb = g.load_scalar("wait_bar", "i32");
@@ -1677,19 +1873,6 @@ pub fn emit(
     g.line(&format!("{fin} = select i1 {yl}, i32 4, i32 {code}"));
     g.line(&format!("ret i32 {fin}"));
     g.out.push_str("}\n\n");
-
-    let mut ir = String::new();
-    ir.push_str("target datalayout = \"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128\"\n");
-    ir.push_str("target triple = \"x86_64-unknown-linux-gnu\"\n\n");
-    ir.push_str(DECLS);
-    // The windows of strided narrow loads (`lower::load_strided`).
-    for (bits, f) in (2..=8).flat_map(|f| [(8, f), (16, f)]).chain([(32, 2)]) {
-        let n = W * f;
-        let _ = writeln!(
-            ir,
-            "declare <{n} x i{bits}> @llvm.masked.load.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>*, i32, <{n} x i1>, <{n} x i{bits}>)"
-        );
-    }
     let allocas = std::mem::take(&mut g.allocas);
     // The warp function is inlined into the round loop when small (saves a
     // call per warp); a large one stays a function of its own, where the
@@ -1699,27 +1882,9 @@ pub fn emit(
     } else {
         "noinline "
     };
-    ir.push_str(
-        &g.out
-            .replacen(";ALLOCAS\n", &allocas, 1)
-            .replacen(";INLINE\n", inline, 1),
-    );
-    ir.push_str(&cta_fn(release, g.avx512));
-    for bits in &g.slow_loads {
-        ir.push_str(&crate::lower::slow_load_fn(*bits));
-    }
-    for bits in &g.slow_stores {
-        ir.push_str(&crate::lower::slow_store_fn(*bits));
-    }
-    let _ = writeln!(
-        ir,
-        "attributes #0 = {{ nounwind \"target-cpu\"=\"{cpu}\" \"target-features\"=\"{features}\" \"prefer-vector-width\"=\"512\" \"min-legal-vector-width\"=\"512\" }}"
-    );
-    Ok(Emitted {
-        ir,
-        state_bytes,
-        descs: g.descs,
-    })
+    Ok(std::mem::take(&mut g.out)
+        .replacen(";ALLOCAS\n", &allocas, 1)
+        .replacen(";INLINE\n", inline, 1))
 }
 
 /// Ids of the blocks right after barriers (where released warps resume).
@@ -1732,8 +1897,18 @@ fn barrier_successors(p: &Prepared) -> Vec<u32> {
 
 /// Reads the registers kept in the warp state into their allocas.
 fn load_saved_regs(g: &mut Gen, reg_bits: &[u32], reg_offsets: &[usize]) {
+    load_saved_regs_where(g, reg_bits, reg_offsets, |_| true)
+}
+
+/// `load_saved_regs` for the registers `want` picks.
+fn load_saved_regs_where(
+    g: &mut Gen,
+    reg_bits: &[u32],
+    reg_offsets: &[usize],
+    want: impl Fn(usize) -> bool,
+) {
     for (i, b) in reg_bits.iter().enumerate() {
-        if !g.saved(i) || g.regs_in_state {
+        if !g.saved(i) || g.regs_in_state || !want(i) {
             continue;
         }
         let (mem, val) = g.saved_types(i, *b);
@@ -1750,10 +1925,16 @@ fn load_saved_regs(g: &mut Gen, reg_bits: &[u32], reg_offsets: &[usize]) {
     }
 }
 
-/// Writes the registers kept in the warp state from their allocas.
-fn store_saved_regs(g: &mut Gen, reg_bits: &[u32], reg_offsets: &[usize]) {
+/// Writes the registers kept in the warp state (those `want` picks) from
+/// their allocas.
+fn store_saved_regs_where(
+    g: &mut Gen,
+    reg_bits: &[u32],
+    reg_offsets: &[usize],
+    want: impl Fn(usize) -> bool,
+) {
     for (i, b) in reg_bits.iter().enumerate() {
-        if !g.saved(i) || g.regs_in_state {
+        if !g.saved(i) || g.regs_in_state || !want(i) {
             continue;
         }
         let (mem, val) = g.saved_types(i, *b);
@@ -1793,9 +1974,94 @@ const INLINE_BELOW_BYTES: usize = 400_000;
 /// unfinished warp waiting with all its live lanes at one barrier releases
 /// it here and runs the next round (finished warps leave `*running`); any
 /// other outcome goes back to the driver with the round's codes, lean
-/// barrier exits first turned into the general form. Returns 3 when the
+/// barrier exits first turned into the general form. A round after a
+/// release at a site with a region function (`regions`: site, block after
+/// it) runs it for each full warp (see `region`). Returns 3 when the
 /// launch is cancelled.
-fn cta_fn(release: bool, avx512: bool) -> String {
+fn cta_fn(release: bool, avx512: bool, regions: &[(u32, u32)]) -> String {
+    // After a round that left every warp at barrier site s with all its
+    // lanes (`%rsite` = s), the next round is a tight loop calling the
+    // region function of the block after s for each warp (full warps only:
+    // a partial one hands the rest of the round to the general loop).
+    // Warps that come back with anything but one common lean code make the
+    // round go back to the driver.
+    let mut lean = String::new();
+    let mut round_in = String::new();
+    let mut rsite_in = String::new();
+    let mut bail_in = [String::new(), String::new(), String::new(), String::new()];
+    if !regions.is_empty() {
+        let cases: Vec<String> = regions
+            .iter()
+            .map(|(site, _)| format!("i32 {site}, label %lr{site}"))
+            .collect();
+        let _ = writeln!(
+            lean,
+            "lean_sel:\n  switch i32 %rsite, label %loop [ {} ]",
+            cases.join(" ")
+        );
+        for (site, succ) in regions {
+            let _ = write!(
+                lean,
+                "lr{site}:
+  %lt{site} = phi i32 [ %running, %lean_sel ], [ %ln{site}, %lr{site}_more ]
+  %lk{site} = phi i32 [ -1, %lean_sel ], [ %lk1_{site}, %lr{site}_more ]
+  %lok{site} = phi i1 [ true, %lean_sel ], [ %lok1_{site}, %lr{site}_more ]
+  %lw{site} = call i32 @llvm.cttz.i32(i32 %lt{site}, i1 true)
+  %lw64_{site} = zext i32 %lw{site} to i64
+  %lo{site} = mul i64 %lw64_{site}, %sb
+  %ls{site} = getelementptr i8, i8* %states, i64 %lo{site}
+  %llp{site} = getelementptr i8, i8* %ls{site}, i64 {live}
+  %llpi{site} = bitcast i8* %llp{site} to i32*
+  %llv{site} = load i32, i32* %llpi{site}
+  %lfull{site} = icmp eq i32 %llv{site}, -1
+  br i1 %lfull{site}, label %lr{site}_run, label %lr{site}_bail
+lr{site}_run:
+  %lc{site} = call i32 @wf_region{succ}(i8* %ls{site}, i64* %env, i32 %lw{site}, i32 0, i32 0)
+  %lcp{site} = getelementptr i32, i32* %codes, i64 %lw64_{site}
+  store i32 %lc{site}, i32* %lcp{site}
+  %lstop{site} = icmp eq i32 %lc{site}, 3
+  br i1 %lstop{site}, label %cancelled, label %lr{site}_acc
+lr{site}_acc:
+  %lfirst{site} = icmp eq i32 %lk{site}, -1
+  %lsame{site} = icmp eq i32 %lc{site}, %lk{site}
+  %lmatch{site} = or i1 %lfirst{site}, %lsame{site}
+  %lislean{site} = icmp uge i32 %lc{site}, {bar_code}
+  %lgood{site} = and i1 %lmatch{site}, %lislean{site}
+  %lok1_{site} = and i1 %lok{site}, %lgood{site}
+  %lk1_{site} = select i1 %lgood{site}, i32 %lc{site}, i32 %lk{site}
+  %lt1_{site} = sub i32 %lt{site}, 1
+  %ln{site} = and i32 %lt{site}, %lt1_{site}
+  %lany{site} = icmp ne i32 %ln{site}, 0
+  br i1 %lany{site}, label %lr{site}_more, label %lr{site}_end
+lr{site}_more:
+  br label %lr{site}
+lr{site}_end:
+  %lnext{site} = sub i32 %lk1_{site}, {bar_code}
+  br i1 %lok1_{site}, label %round, label %back
+lr{site}_bail:
+  %lbk{site} = sub i32 %lk{site}, {bar_code}
+  %lbfirst{site} = icmp eq i32 %lk{site}, -1
+  %lbsite{site} = select i1 %lbfirst{site}, i32 0, i32 %lbk{site}
+  br label %loop
+",
+                live = state::LIVE,
+                bar_code = BAR_CODE
+            );
+            let _ = write!(round_in, ", [ %running, %lr{site}_end ]");
+            let _ = write!(rsite_in, ", [ %lnext{site}, %lr{site}_end ]");
+            let _ = write!(bail_in[0], ", [ %lt{site}, %lr{site}_bail ]");
+            let _ = write!(bail_in[1], ", [ %lok{site}, %lr{site}_bail ]");
+            let _ = write!(bail_in[2], ", [ %lbsite{site}, %lr{site}_bail ]");
+            let _ = write!(bail_in[3], ", [ 0, %lr{site}_bail ]");
+        }
+    }
+    // The block after `round`, and the general loop's way in from it.
+    let (first, from, rsite_release) = if regions.is_empty() {
+        ("loop", "round", "0")
+    } else {
+        ("lean_sel", "lean_sel", "%site1")
+    };
+    let [bail_todo, bail_ok, bail_site, bail_fin] = bail_in;
     let (check, back) = if release {
         (
             format!(
@@ -1931,14 +2197,15 @@ entry:
   %run0 = load i32, i32* %runp
   br label %round
 round:
-  %running = phi i32 [ %run0, %entry ], [ %left, %release ]
+  %running = phi i32 [ %run0, %entry ], [ %left, %release ]{round_in}
+  %rsite = phi i32 [ 0, %entry ], [ {rsite_release}, %release ]{rsite_in}
   %none = icmp eq i32 %running, 0
-  br i1 %none, label %done, label %loop
-loop:
-  %todo = phi i32 [ %running, %round ], [ %todo1, %next ]
-  %ok = phi i1 [ true, %round ], [ %ok1, %next ]
-  %site = phi i32 [ 0, %round ], [ %site1, %next ]
-  %fin = phi i32 [ 0, %round ], [ %fin1, %next ]
+  br i1 %none, label %done, label %{first}
+{lean}loop:
+  %todo = phi i32 [ %running, %{from} ], [ %todo1, %next ]{bail_todo}
+  %ok = phi i1 [ true, %{from} ], [ %ok1, %next ]{bail_ok}
+  %site = phi i32 [ 0, %{from} ], [ %site1, %next ]{bail_site}
+  %fin = phi i32 [ 0, %{from} ], [ %fin1, %next ]{bail_fin}
   %w = call i32 @llvm.cttz.i32(i32 %todo, i1 true)
   %w64 = zext i32 %w to i64
   %off = mul i64 %w64, %sb

@@ -253,7 +253,14 @@ fn widen(a: Opnd, from: u32, to: u32, signed: bool) -> Option<Opnd> {
             let wraps = 1i64.wrapping_shl(from);
             (l.extra == 0 && l.stride != 0 && step.saturating_mul(31) < half).then(|| {
                 Opnd::Reg(Lanes {
-                    jump: wrap(if l.stride > 0 { wraps.wrapping_neg() } else { wraps }, to),
+                    jump: wrap(
+                        if l.stride > 0 {
+                            wraps.wrapping_neg()
+                        } else {
+                            wraps
+                        },
+                        to,
+                    ),
                     align,
                     ..l
                 })
@@ -1052,8 +1059,11 @@ mod tests {
         assert_eq!((w.stride, w.jump), (4, -(1i64 << 32)));
         let h = form(widen(Opnd::Reg(Lanes::affine(1, 1)), 16, 32, false)).unwrap();
         assert_eq!((h.stride, h.jump), (1, -(1i64 << 16)));
-        // Falling values and jumps of jumps make no form.
-        assert!(widen(Opnd::Reg(Lanes::affine(-1, 1 << 20)), 32, 64, true).is_none());
+        // Falling values (`n - 1 - i`) may pass below the bottom of the
+        // range going down: a jump of +2^32.
+        let down = form(widen(Opnd::Reg(Lanes::affine(-1, 1 << 20)), 32, 64, true)).unwrap();
+        assert_eq!((down.stride, down.jump), (-1, 1i64 << 32));
+        // Jumps of jumps make no form.
         assert!(widen(Opnd::Reg(h), 32, 64, true).is_none());
         // Strides so large that 32 lanes may cross twice.
         assert!(widen(Opnd::Reg(Lanes::affine(1 << 27, 1)), 32, 64, true).is_none());

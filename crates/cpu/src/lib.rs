@@ -18,6 +18,7 @@ mod lanes;
 mod lower;
 mod pack;
 mod prepare;
+mod region;
 mod uniform;
 
 pub use jit::CacheUse;
@@ -40,6 +41,15 @@ struct CacheLine<T>(T);
 
 /// Largest generated warp function compiled (keeps JIT time to about a second).
 const MAX_IR_LINES: usize = 60000;
+
+/// Kernels whose LLVM IR is longer stay on the interpreter
+/// (`WARPFOLD_MAX_IR_LINES`, default `MAX_IR_LINES`).
+pub(crate) fn ir_line_limit() -> usize {
+    std::env::var("WARPFOLD_MAX_IR_LINES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(MAX_IR_LINES)
+}
 
 /// A kernel compiled for this CPU.
 pub struct CompiledKernel {
@@ -170,10 +180,7 @@ fn compile_as(
     // value lives around the dispatcher loop); such kernels stay on the
     // interpreter until the backend splits them.
     let lines = e.ir.lines().count();
-    let limit = std::env::var("WARPFOLD_MAX_IR_LINES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(MAX_IR_LINES);
+    let limit = ir_line_limit();
     if lines > limit {
         return Err(Unsupported(format!("kernels this large ({lines} lines of LLVM IR; the limit is {limit}, set by WARPFOLD_MAX_IR_LINES)")));
     }

@@ -1,9 +1,9 @@
 //! Instructions and terminators to LLVM IR over 32-lane vectors.
 
-use std::fmt::Write;
 use crate::emit::{env, iota, lanes_mask, sc, vt, Emitter as Gen, Helper, DONE, W};
 use crate::lanes::Lanes;
 use crate::prepare::Unsupported;
+use std::fmt::Write;
 use warpfold_ir::*;
 
 type R = Result<(), Unsupported>;
