@@ -35,16 +35,13 @@ pub struct Allocation {
     pub base: u64,
     pub size: u64,
     /// Padding, data, padding.
-    words: Box<[AtomicU64]>,
+    words: Words,
 }
 
 impl Allocation {
     fn new(size: u64) -> Self {
         let n = size.div_ceil(8).max(1) as usize;
-        let words = (0..n + 2 * PAD_WORDS)
-            .map(|_| AtomicU64::new(0))
-            .collect::<Vec<_>>()
-            .into_boxed_slice();
+        let words = Words::zeroed(n + 2 * PAD_WORDS);
         let base = words[PAD_WORDS..].as_ptr() as u64;
         Allocation { base, size, words }
     }
@@ -120,6 +117,71 @@ pub fn mask(len: u32) -> u64 {
         u64::MAX
     } else {
         (1u64 << (len * 8)) - 1
+    }
+}
+
+/// Zeroed words on the heap. Large buffers are aligned to 2 MiB and asked
+/// to be backed by huge pages: kernels stride through device memory (a
+/// grid-stride loop jumps gridDim x blockDim elements per trip, a stencil
+/// a plane), and with 4 KiB pages nearly every such step misses the TLB
+/// and defeats the prefetchers (the histogram benchmark: 32 -> 8 ms).
+/// GPUs map device memory with large pages for the same reason.
+struct Words {
+    ptr: std::ptr::NonNull<AtomicU64>,
+    len: usize,
+    layout: std::alloc::Layout,
+}
+
+// SAFETY: `Words` owns its buffer of atomics, which any thread may use.
+unsafe impl Send for Words {}
+unsafe impl Sync for Words {}
+
+const HUGE_PAGE: usize = 2 << 20;
+
+impl Words {
+    fn zeroed(len: usize) -> Words {
+        let bytes = len * 8;
+        let align = if bytes >= HUGE_PAGE { HUGE_PAGE } else { 64 };
+        let layout = std::alloc::Layout::from_size_align(bytes.div_ceil(align) * align, align)
+            .unwrap_or_else(|_| std::alloc::handle_alloc_error(std::alloc::Layout::new::<u64>()));
+        // SAFETY: the layout has a non-zero size (len >= 1).
+        let raw = unsafe { std::alloc::alloc(layout) };
+        let Some(ptr) = std::ptr::NonNull::new(raw as *mut AtomicU64) else {
+            std::alloc::handle_alloc_error(layout)
+        };
+        // The advice must come before the pages are first touched (the
+        // zeroing below), or they are already mapped small. It is a hint:
+        // without transparent huge pages nothing changes.
+        #[cfg(target_os = "linux")]
+        if align == HUGE_PAGE {
+            // SAFETY: the range is the buffer just allocated.
+            unsafe { libc::madvise(raw as *mut libc::c_void, layout.size(), libc::MADV_HUGEPAGE) };
+        }
+        // SAFETY: the buffer holds `layout.size()` writable bytes.
+        unsafe { std::ptr::write_bytes(raw, 0, layout.size()) };
+        Words { ptr, len, layout }
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [AtomicU64];
+    fn deref(&self) -> &[AtomicU64] {
+        // SAFETY: `ptr` holds `len` zero-initialised words (zero is a valid
+        // `AtomicU64`) for as long as `self` lives.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for Words {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `zeroed` with this layout.
+        unsafe { std::alloc::dealloc(self.ptr.as_ptr() as *mut u8, self.layout) };
+    }
+}
+
+impl std::fmt::Debug for Words {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Words({})", self.len)
     }
 }
 
