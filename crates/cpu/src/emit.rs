@@ -1621,19 +1621,11 @@ fn general_prologue(g: &mut Gen, ctx: &WarpCtx) -> Result<(), crate::prepare::Un
     Ok(())
 }
 
-/// The dispatcher, the blocks (of the region, if any) and the exits of a
-/// warp function; its text, the function complete.
-fn dispatcher_and_blocks(
-    g: &mut Gen,
-    ctx: &WarpCtx,
-    region: Option<&Region>,
-) -> Result<String, crate::prepare::Unsupported> {
+/// The dispatcher of the general warp function. It also polls the cancel
+/// flag and, after many visits, yields (divergent loops pass through here
+/// on every trip).
+fn dispatcher(g: &mut Gen) {
     let p = g.p;
-    let f = &p.func;
-    let (reg_bits, reg_offsets) = (ctx.reg_bits, ctx.reg_offsets);
-    let inside = |id: usize| region.is_none_or(|r| r.inside[id]);
-    // Dispatcher. It also polls the cancel flag and, after many visits,
-    // yields (divergent loops pass through here on every trip).
     g.emit_label("dispatch");
     g.poll("dispatch_go", "dispatch_yield");
     g.emit_label("dispatch_yield");
@@ -1702,22 +1694,33 @@ fn dispatcher_and_blocks(
     g.emit_label("pick");
     g.take_group_at(&next, &cur, &wc);
     let cases: Vec<String> = (0..p.order.len())
-        .filter(|i| inside(*i))
         .map(|i| format!("i32 {i}, label %B{i}"))
         .collect();
-    // Lanes of a region never go outside it (barriers bound it); were one
-    // to, the warp would yield and the general function go on.
-    let outside = if region.is_some() {
-        "region_out"
-    } else {
-        "leave"
-    };
     g.line(&format!(
-        "switch i32 {cur}, label %{outside} [ {} ]",
+        "switch i32 {cur}, label %leave [ {} ]",
         cases.join(" ")
     ));
-    if region.is_some() {
-        g.emit_label("region_out");
+}
+
+/// The dispatcher, the blocks (of the region, if any) and the exits of a
+/// warp function; its text, the function complete.
+fn dispatcher_and_blocks(
+    g: &mut Gen,
+    ctx: &WarpCtx,
+    region: Option<&Region>,
+) -> Result<String, crate::prepare::Unsupported> {
+    let p = g.p;
+    let f = &p.func;
+    let (reg_bits, reg_offsets) = (ctx.reg_bits, ctx.reg_offsets);
+    let inside = |id: usize| region.is_none_or(|r| r.inside[id]);
+    if region.is_none() {
+        dispatcher(g);
+    } else {
+        // A region has no dispatcher: where its lanes need one (they split
+        // where no direct path serves, or only some reach a barrier), the
+        // warp saves the general state and yields, and the general warp
+        // function goes on from there in the driver's next round.
+        g.emit_label("dispatch");
         g.line("store i1 true, i1* %yielded");
         g.line("br label %leave");
     }
