@@ -1980,7 +1980,9 @@ const INLINE_BELOW_BYTES: usize = 400_000;
 /// unfinished warp waiting with all its live lanes at one barrier releases
 /// it here and runs the next round (finished warps leave `*running`); any
 /// other outcome goes back to the driver with the round's codes, lean
-/// barrier exits first turned into the general form. A round after a
+/// barrier exits first turned into the general form; a round after which
+/// every warp has finished returns with `*running` empty (the driver then
+/// reads no codes). A round after a
 /// release at a site with a region function (`regions`: site, block after
 /// it) runs it for each full warp (see `region`). Returns 3 when the
 /// launch is cancelled.
@@ -2191,7 +2193,10 @@ back2:
 next:
   %ok1 = and i1 %ok, false
   %site1 = add i32 %site, 0
-  %fin1 = add i32 %fin, 0
+  %is_fin = icmp eq i32 %code, 0
+  %finbit = shl i32 1, %w
+  %fin_add = select i1 %is_fin, i32 %finbit, i32 0
+  %fin1 = or i32 %fin, %fin_add
 "
             .to_string(),
             "back:\n".to_string(),
@@ -2234,10 +2239,11 @@ after:
   %notfin = xor i32 %fin1, -1
   %left = and i32 %running, %notfin
   %some_wait = icmp ne i32 %left, 0
-  %go = and i1 %ok1, %some_wait
-  br i1 %go, label %release, label %back
+  br i1 %some_wait, label %after_wait, label %done
+after_wait:
+  br i1 %ok1, label %release, label %back
 release:
-  %rtodo = phi i32 [ %left, %after ], [ %rtodo1, %release ]
+  %rtodo = phi i32 [ %left, %after_wait ], [ %rtodo1, %release ]
   %rw = call i32 @llvm.cttz.i32(i32 %rtodo, i1 true)
   %rw64 = zext i32 %rw to i64
   %roff = mul i64 %rw64, %sb
