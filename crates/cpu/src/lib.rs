@@ -396,6 +396,10 @@ pub fn launch(
         // CTA costs more than a small CTA's work.
         let (mut i, mut end) = (0u64, 0u64);
         let mut from = 0;
+        // The last CTA's linear index and id: the next one in a chunk is
+        // found by a carry, not by two 64-bit divisions (a tenth of an
+        // empty CTA's cost).
+        let mut last: Option<(u64, [u32; 3])> = None;
         loop {
             if stop.load(Ordering::Relaxed) {
                 return;
@@ -413,11 +417,23 @@ pub fn launch(
                 }
             }
             let g = grid;
-            let ctaid = [
-                (i % u64::from(g[0])) as u32,
-                ((i / u64::from(g[0])) % u64::from(g[1])) as u32,
-                (i / (u64::from(g[0]) * u64::from(g[1]))) as u32,
-            ];
+            let ctaid = match last {
+                Some((prev, [x, y, z])) if prev + 1 == i => {
+                    if x + 1 < g[0] {
+                        [x + 1, y, z]
+                    } else if y + 1 < g[1] {
+                        [0, y + 1, z]
+                    } else {
+                        [0, 0, z + 1]
+                    }
+                }
+                _ => [
+                    (i % u64::from(g[0])) as u32,
+                    ((i / u64::from(g[0])) % u64::from(g[1])) as u32,
+                    (i / (u64::from(g[0]) * u64::from(g[1]))) as u32,
+                ],
+            };
+            last = Some((i, ctaid));
             for d in 0..3 {
                 envv[env::CTAID + d] = u64::from(ctaid[d]);
             }
