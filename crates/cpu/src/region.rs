@@ -16,6 +16,9 @@ use warpfold_ir::*;
 /// barrier blocks that end it included).
 pub struct Region {
     pub entry: u32,
+    /// The region of a warp's first call (from the entry block, every lane
+    /// live, nothing saved yet) rather than one after a barrier.
+    pub fresh: bool,
     pub inside: Vec<bool>,
     /// The registers the region's code touches: read or written in its
     /// blocks, computed again on entry, or live into it (and so live
@@ -57,8 +60,18 @@ impl Region {
         }
         Region {
             entry,
+            fresh: false,
             inside,
             regs,
+        }
+    }
+
+    /// The region a full warp starts in: from the entry block to the
+    /// first barriers (the whole kernel when it has none).
+    pub fn fresh(p: &Prepared, live_in: &[Vec<bool>]) -> Region {
+        Region {
+            fresh: true,
+            ..Region::new(p, live_in, &[], 0)
         }
     }
 }
@@ -67,6 +80,12 @@ impl Region {
 /// function (for comparisons).
 pub fn enabled() -> bool {
     std::env::var("WARPFOLD_REGIONS").map_or(true, |v| v != "off")
+}
+
+/// `WARPFOLD_FRESH=off` (or `WARPFOLD_REGIONS=off`) starts full warps in
+/// the general warp function too.
+pub fn fresh_enabled() -> bool {
+    enabled() && std::env::var("WARPFOLD_FRESH").map_or(true, |v| v != "off")
 }
 
 /// The blocks of the region starting at block id `entry` (see `Region`).
