@@ -1260,6 +1260,8 @@ pub fn emit(
     // loop runs the region after the barrier through a function of its own
     // (see `region`).
     let mut region_sites = Vec::new();
+    // PTX instructions (and terminators) of each region, by its block.
+    let mut region_insts = std::collections::HashMap::new();
     // Not for warp functions too large to inline: their code generation
     // already dominates, and twice as much of it costs more than regions
     // save (the bitonic sort: 1.0 -> 2.1 s of JIT for 10% faster runs).
@@ -1282,18 +1284,30 @@ pub fn emit(
                 // Within a budget: at most 1.5 times as much code again as
                 // the warp function (JIT time), and under the size limit.
                 let region = Region::new(p, ctx.live_in, ctx.remat_insts, succ);
-                let text = warp_function(&mut g, &ctx, Some(region))?;
+                let region_inside = region.inside.clone();
+                g.structured_only = true;
+                let text = warp_function(&mut g, &ctx, Some(region));
+                g.structured_only = false;
+                let text = text?;
                 let lines = text.lines().count();
                 if added_bytes + text.len() > warp_bytes || added_lines + lines > line_room {
                     break;
                 }
                 added_bytes += text.len();
                 added_lines += lines;
+                let insts: usize = p
+                    .order
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| region_inside[*i])
+                    .map(|(_, b)| p.func.blocks[*b].insts.len() + 1)
+                    .sum();
+                region_insts.insert(succ, insts);
                 warp_fns.push_str(&text);
                 done.insert(succ);
             }
             // The site of a barrier is 1 + its block's id (see `Bar`).
-            region_sites.push((id as u32 + 1, succ));
+            region_sites.push((id as u32 + 1, succ, false));
         }
     }
     // A full warp's first call goes through a function of its own as well:
@@ -1327,7 +1341,27 @@ pub fn emit(
         );
     }
     ir.push_str(&warp_fns);
-    ir.push_str(&cta_fn(release, g.avx512, &region_sites, fresh_fn));
+    // Lean rounds of CTAs of a few full warps are unrolled over the warps.
+    let threads: u32 = shape.iter().product();
+    let unrolled = (threads % W == 0 && threads / W <= UNROLL_WARPS_UP_TO && unroll_enabled())
+        .then_some(threads / W);
+    if let Some(n) = unrolled {
+        // Each unrolled site inlines its region once per warp: only tiny
+        // regions (a step of a tree reduction, say), all sites or none,
+        // within a budget of instructions for JIT time. Larger regions
+        // lose: sgemm's tile loop unrolled over 8 warps runs 2x slower.
+        let sizes: Vec<usize> = region_sites
+            .iter()
+            .map(|(_, succ, _)| region_insts[succ])
+            .collect();
+        let total: usize = sizes.iter().map(|s| s * n as usize).sum();
+        if sizes.iter().all(|&s| s <= UNROLL_REGION_INSTS) && total <= UNROLL_TOTAL_INSTS {
+            for site in &mut region_sites {
+                site.2 = true;
+            }
+        }
+    }
+    ir.push_str(&cta_fn(release, g.avx512, &region_sites, fresh_fn, unrolled));
     for bits in &g.slow_loads {
         ir.push_str(&crate::lower::slow_load_fn(*bits));
     }
@@ -2037,6 +2071,19 @@ fn recompute(g: &mut Gen, insts: &[Inst]) -> Result<(), crate::prepare::Unsuppor
 /// into `wf_cta`.
 const INLINE_BELOW_BYTES: usize = 400_000;
 
+/// CTAs of at most this many warps have their lean rounds unrolled (see
+/// `unrolled_round`).
+const UNROLL_WARPS_UP_TO: u32 = 8;
+
+fn unroll_enabled() -> bool {
+    std::env::var("WARPFOLD_UNROLL").map_or(true, |v| v != "off")
+}
+
+/// Regions of at most this many instructions may be unrolled...
+const UNROLL_REGION_INSTS: usize = 16;
+/// ...when all of a kernel's, times the warps, come to at most this many.
+const UNROLL_TOTAL_INSTS: usize = 768;
+
 /// Warp functions smaller than this (bytes of LLVM IR text) get a
 /// `@wf_fresh` (see `emit`).
 const FRESH_BELOW_BYTES: usize = 100_000;
@@ -2056,7 +2103,13 @@ const FRESH_BELOW_BYTES: usize = 100_000;
 /// release at a site with a region function (`regions`: site, block after
 /// it) runs it for each full warp (see `region`). Returns 3 when the
 /// launch is cancelled.
-fn cta_fn(release: bool, avx512: bool, regions: &[(u32, u32)], fresh_fn: bool) -> String {
+fn cta_fn(
+    release: bool,
+    avx512: bool,
+    regions: &[(u32, u32, bool)],
+    fresh_fn: bool,
+    unrolled: Option<u32>,
+) -> String {
     // After a round that left every warp at barrier site s with all its
     // lanes (`%rsite` = s), the next round is a tight loop calling the
     // region function of the block after s for each warp (full warps only:
@@ -2070,20 +2123,28 @@ fn cta_fn(release: bool, avx512: bool, regions: &[(u32, u32)], fresh_fn: bool) -
     if !regions.is_empty() {
         let cases: Vec<String> = regions
             .iter()
-            .map(|(site, _)| format!("i32 {site}, label %lr{site}"))
+            .map(|(site, _, u)| {
+                let first = if *u && unrolled.is_some() { "lu" } else { "lr" };
+                format!("i32 {site}, label %{first}{site}_in")
+            })
             .collect();
         let _ = writeln!(
             lean,
             "lean_sel:\n  switch i32 %rsite, label %loop [ {} ]",
             cases.join(" ")
         );
-        for (site, succ) in regions {
+        for (site, succ, u) in regions {
+            if let Some(n) = unrolled.filter(|_| *u) {
+                unrolled_round(&mut lean, &mut round_in, &mut rsite_in, *site, *succ, n);
+            }
             let _ = write!(
                 lean,
-                "lr{site}:
-  %lt{site} = phi i32 [ %running, %lean_sel ], [ %ln{site}, %lr{site}_more ]
-  %lk{site} = phi i32 [ -1, %lean_sel ], [ %lk1_{site}, %lr{site}_more ]
-  %lok{site} = phi i1 [ true, %lean_sel ], [ %lok1_{site}, %lr{site}_more ]
+                "lr{site}_in:
+  br label %lr{site}
+lr{site}:
+  %lt{site} = phi i32 [ %running, %lr{site}_in ], [ %ln{site}, %lr{site}_more ]
+  %lk{site} = phi i32 [ -1, %lr{site}_in ], [ %lk1_{site}, %lr{site}_more ]
+  %lok{site} = phi i1 [ true, %lr{site}_in ], [ %lok1_{site}, %lr{site}_more ]
   %lw{site} = call i32 @llvm.cttz.i32(i32 %lt{site}, i1 true)
   %lw64_{site} = zext i32 %lw{site} to i64
   %lo{site} = mul i64 %lw64_{site}, %sb
@@ -2354,6 +2415,80 @@ called:
             "  %code = call i32 @wf_warp(i8* %st, i64* %env, i32 %w, i32 %fl, i32 %prev)"
         }
     )
+}
+
+/// A lean round unrolled over the CTA's `n` warps (see `cta_fn`): when
+/// every warp runs with all its lanes, each calls the region function of
+/// block `succ` with its index a constant, so LLVM folds what depends on
+/// it (a warp's `%tid`, and the branches on it: in a tree reduction most
+/// warps skip most steps at no cost). Else the round takes the loop at
+/// `lr{site}`.
+fn unrolled_round(
+    lean: &mut String,
+    round_in: &mut String,
+    rsite_in: &mut String,
+    site: u32,
+    succ: u32,
+    n: u32,
+) {
+    let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let _ = write!(
+        lean,
+        "lu{site}_in:
+  %ua{site} = icmp eq i32 %running, {all}
+  br i1 %ua{site}, label %lu{site}_chk, label %lr{site}_in
+lu{site}_chk:
+"
+    );
+    let mut full = "true".to_string();
+    for w in 0..n {
+        let _ = write!(
+            lean,
+            "  %uo{site}_{w} = mul i64 %sb, {w}
+  %us{site}_{w} = getelementptr i8, i8* %states, i64 %uo{site}_{w}
+  %ulp{site}_{w} = getelementptr i8, i8* %us{site}_{w}, i64 {live}
+  %ulpi{site}_{w} = bitcast i8* %ulp{site}_{w} to i32*
+  %ulv{site}_{w} = load i32, i32* %ulpi{site}_{w}
+  %ulf{site}_{w} = icmp eq i32 %ulv{site}_{w}, -1
+  %uf{site}_{w} = and i1 {full}, %ulf{site}_{w}
+",
+            live = state::LIVE
+        );
+        full = format!("%uf{site}_{w}");
+    }
+    let _ = writeln!(
+        lean,
+        "  br i1 {full}, label %lu{site}_w0, label %lr{site}_in"
+    );
+    let mut good = "true".to_string();
+    for w in 0..n {
+        let _ = write!(
+            lean,
+            "lu{site}_w{w}:
+  %uc{site}_{w} = call i32 @wf_region{succ}(i8* %us{site}_{w}, i64* %env, i32 {w}, i32 0, i32 0)
+  %ucp{site}_{w} = getelementptr i32, i32* %codes, i64 {w}
+  store i32 %uc{site}_{w}, i32* %ucp{site}_{w}
+  %ueq{site}_{w} = icmp eq i32 %uc{site}_{w}, %uc{site}_0
+  %ug{site}_{w} = and i1 {good}, %ueq{site}_{w}
+  %ux{site}_{w} = icmp eq i32 %uc{site}_{w}, 3
+  br i1 %ux{site}_{w}, label %cancelled, label %lu{site}_w{next}
+",
+            next = w + 1
+        );
+        good = format!("%ug{site}_{w}");
+    }
+    let _ = write!(
+        lean,
+        "lu{site}_w{n}:
+  %ulean{site} = icmp uge i32 %uc{site}_0, {bar}
+  %uok{site} = and i1 {good}, %ulean{site}
+  %unext{site} = sub i32 %uc{site}_0, {bar}
+  br i1 %uok{site}, label %round, label %back
+",
+        bar = BAR_CODE
+    );
+    let _ = write!(round_in, ", [ %running, %lu{site}_w{n} ]");
+    let _ = write!(rsite_in, ", [ %unext{site}, %lu{site}_w{n} ]");
 }
 
 const DECLS: &str = "declare i64 @wf_int(i8*, i64, i64, i64, i64)

@@ -200,10 +200,6 @@ fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
     // scalar clean-up, not the loop unroller/vectoriser of -O3 (which is
     // slow on the dispatcher loop and unrolls the per-lane helper loops).
     let t_opt = std::time::Instant::now();
-    // The warp function is inlined into the CTA round loop first.
-    let mpm: PassManager<inkwell::module::Module> = PassManager::create(());
-    mpm.add_always_inliner_pass();
-    mpm.run_on(&module);
     let fpm: PassManager<inkwell::values::FunctionValue> = PassManager::create(&module);
     fpm.add_scalar_repl_aggregates_pass_ssa();
     fpm.add_promote_memory_to_register_pass();
@@ -214,7 +210,17 @@ fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
     fpm.add_aggressive_dce_pass();
     fpm.add_cfg_simplification_pass();
     fpm.initialize();
+    // Warp and region functions are simplified before they are inlined
+    // into the CTA round loop (an unrolled round inlines a region once per
+    // warp: copies of the simplified function cost far less to process),
+    // and the round loop once more after.
     for f in module.get_functions() {
+        fpm.run_on(&f);
+    }
+    let mpm: PassManager<inkwell::module::Module> = PassManager::create(());
+    mpm.add_always_inliner_pass();
+    mpm.run_on(&module);
+    if let Some(f) = module.get_function("wf_cta") {
         fpm.run_on(&f);
     }
     fpm.finalize();

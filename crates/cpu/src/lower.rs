@@ -2294,6 +2294,27 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
 
 fn special(g: &mut Gen, s: Special) -> (String, u32) {
     match s {
+        // Rows of whole warps: lane 0's index from the warp's by constant
+        // divisors, so code with a constant warp index (unrolled rounds,
+        // see `emit::unrolled_round`) folds it.
+        Special::Tid(c) if g.shape[0] % W == 0 && g.shape.iter().product::<u32>() > W => {
+            let first = g.def("mul i32 %warp, 32");
+            let (sx, sy) = (g.shape[0], g.shape[1]);
+            let v = match c {
+                0 => g.def(&format!("urem i32 {first}, {sx}")),
+                1 => {
+                    let row = g.def(&format!("udiv i32 {first}, {sx}"));
+                    g.def(&format!("urem i32 {row}, {sy}"))
+                }
+                _ => g.def(&format!("udiv i32 {first}, {}", sx * sy)),
+            };
+            let s = g.splat("i32", &v);
+            if c == 0 {
+                (bin(g, "add", 32, &s, &iota(32)), 32)
+            } else {
+                (s, 32)
+            }
+        }
         Special::Tid(c) => {
             // Precomputed per warp by the launcher: no per-lane division.
             let tab = g.env(env::TID);
