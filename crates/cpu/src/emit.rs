@@ -1363,7 +1363,7 @@ pub fn emit(
     }
     ir.push_str(&cta_fn(release, g.avx512, &region_sites, fresh_fn, unrolled));
     for bits in &g.slow_loads {
-        ir.push_str(&crate::lower::slow_load_fn(*bits));
+        ir.push_str(&crate::lower::slow_load_fn(*bits, g.avx512));
     }
     for bits in &g.slow_stores {
         ir.push_str(&crate::lower::slow_store_fn(*bits));

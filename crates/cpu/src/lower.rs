@@ -507,19 +507,17 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     }
     // Not consecutive: half-warp broadcasts, half-warp rows or a gather,
     // out of line (one copy per element size keeps kernels small).
-    g.slow_loads.insert(bits);
-    let v2 = g.t();
-    g.line(&format!(
-        "{v2} = call {} @wf_ld_slow_{bits}(<32 x i64> {h}, <32 x i1> {exec})",
-        vt(bits)
-    ));
+    let v2 = slow_elems(g, h, bits, exec);
+    let lg_end = g.label("ld_gdone");
+    g.line(&format!("br label %{lg_end}"));
+    g.emit_label(&lg_end);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
     let v = g.t();
     // The gather's block: after the word test when there is one.
     let (lw, from_words) = match &words {
-        Some((w, ld, lo)) => (lo.clone(), format!(", [ {w}, %{ld} ]")),
-        None => (lg.clone(), String::new()),
+        Some((w, ld, _)) => (lg_end.clone(), format!(", [ {w}, %{ld} ]")),
+        None => (lg_end.clone(), String::new()),
     };
     g.line(&format!(
         "{v} = phi {} [ {v0}, %{lf} ], [ {v2}, %{lw} ]{from_words}",
@@ -532,15 +530,20 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
 /// not consecutive: each half-warp (16 lanes, a row of a 16-wide block)
 /// reading one address (two scalar loads) or its own consecutive elements
 /// (two half-width loads); else a gather.
-pub(crate) fn slow_load_fn(bits: u32) -> String {
+pub(crate) fn slow_load_fn(bits: u32, avx512: bool) -> String {
     let size = bits / 8;
     let list = |f: &dyn Fn(u32) -> String| (0..W).map(f).collect::<Vec<_>>().join(", ");
     let half_idx = list(&|i| format!("i32 {}", if i < 16 { 0 } else { 16 }));
     let steps = list(&|l| format!("i64 {}", (l % 16) * size));
     let (lo, hi, all) = (lanes_mask(0..16), lanes_mask(16..32), lanes_mask(0..32));
     let ones = sc(1, 1);
+    // With AVX-512 it is inlined (a gather is one instruction there): a
+    // call in a loop, even one never made, clobbers every vector register,
+    // and values live across it spill on the hot path too (sgemm 7.4 ->
+    // 6.2 ms, spmv 3.7 -> 3.2 ms).
+    let inl = if avx512 { "alwaysinline" } else { "noinline" };
     format!(
-        "define internal <32 x i{bits}> @wf_ld_slow_{bits}(<32 x i64> %h, <32 x i1> %exec) noinline #0 {{
+        "define internal <32 x i{bits}> @wf_ld_slow_{bits}(<32 x i64> %h, <32 x i1> %exec) {inl} #0 {{
 entry:
   %eb = bitcast <32 x i1> %exec to i32
   %h0 = extractelement <32 x i64> %h, i32 0
@@ -744,8 +747,30 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
     // the hot code small (an inline gather is 32 scalar loads without
     // AVX-512 or fast gathers).
     rejoin_after_jump(g, split, |g| {
-        load_per_lane(g, addr, space, ty, dsts, exec, slow_elems)
+        load_per_lane(g, addr, space, ty, dsts, exec, jump_elems)
     })
+}
+
+/// Elements at host addresses `h` on the rare side of a jump: with
+/// AVX-512 a gather in line (a call there, even one never made, clobbers
+/// every vector register, and the values live across it went to the stack
+/// on the hot path too: a 7-point stencil indexed by `int` ran 1.25x
+/// slower, a 5-point one 1.15x), else the out-of-line slow load.
+fn jump_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
+    if !g.avx512 {
+        return slow_elems(g, h, bits, exec);
+    }
+    let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
+    gather(g, &ps, bits, exec)
+}
+
+/// `v` to host addresses `h` on the rare side of a jump (as `jump_elems`).
+fn jump_scatter(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
+    if g.avx512 {
+        scatter_elems(g, h, bits, v, exec)
+    } else {
+        slow_scatter(g, h, bits, v, exec)
+    }
 }
 
 /// Whether lanes of form `l` access consecutive `bits`-wide elements in
@@ -1120,7 +1145,7 @@ fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec
         }
     }
     rejoin_after_jump(g, split, |g| {
-        store_per_lane(g, addr, space, ty, srcs, exec, slow_scatter)
+        store_per_lane(g, addr, space, ty, srcs, exec, jump_scatter)
     })
 }
 
