@@ -342,15 +342,19 @@ pub fn launch(
         let mut states_buf = vec![0u64; (nwarps * k.state_bytes).div_ceil(8) + 24];
         let skip = states_buf.as_ptr().align_offset(128);
         let states = &mut states_buf[skip..];
-        let lanes = warp_lanes(nthreads as usize);
+        // Each warp's live lanes, padded to 32 warps (a fixed-size copy
+        // per CTA, not a call to memmove).
+        let mut lanes = [0u32; 32];
+        for (w, l) in warp_lanes(nthreads as usize).into_iter().enumerate() {
+            lanes[w] = l;
+        }
         // The last warp CTA of a row may hold fewer real CTAs.
         let real_cta_lanes = (32 / pack.max(1)) as u32;
         let tail = u64::from(cfg.grid[0]) % pack.max(1);
-        let tail_lanes = if pack > 1 && tail != 0 {
-            vec![(1u32 << (tail as u32 * real_cta_lanes)) - 1]
-        } else {
-            lanes.clone()
-        };
+        let mut tail_lanes = lanes;
+        if pack > 1 && tail != 0 {
+            tail_lanes[0] = (1u32 << (tail as u32 * real_cta_lanes)) - 1;
+        }
         let mut envv = [0u64; env::LEN];
         envv[env::PARAMS] = params.as_ptr() as u64;
         envv[env::SHARED] = shared.as_mut_ptr() as u64;
@@ -437,8 +441,14 @@ pub fn launch(
             for d in 0..3 {
                 envv[env::CTAID + d] = u64::from(ctaid[d]);
             }
-            shared.fill(0);
-            local.fill(0);
+            // Fresh shared memory reads as zeros, as on the interpreter;
+            // local memory too (none to clear without a frame).
+            if shared_len > 0 {
+                shared.fill(0);
+            }
+            if k.frame_size > 0 {
+                local.fill(0);
+            }
             let cta = i;
             i += 1;
             let last_in_row = ctaid[0] + 1 == g[0];
@@ -564,7 +574,7 @@ fn run_cta(
     k: &CompiledKernel,
     envv: &[u64],
     states_words: &mut [u64],
-    lanes: &[u32],
+    lanes: &[u32; 32],
     nthreads: usize,
     ctaid: [u32; 3],
     bars: *mut u32,
@@ -576,8 +586,7 @@ fn run_cta(
         std::slice::from_raw_parts_mut(states_words.as_mut_ptr() as *mut u8, states_words.len() * 8)
     };
     // First calls start the warps (they read no state).
-    let mut fresh = [0u32; 32];
-    fresh[..nwarps].copy_from_slice(&lanes[..nwarps]);
+    let mut fresh = *lanes;
     // Warps not finished, as a bit set (at most 32 warps).
     let mut running: u32 = if nwarps == 32 {
         u32::MAX
