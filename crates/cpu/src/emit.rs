@@ -1361,7 +1361,13 @@ pub fn emit(
             }
         }
     }
-    ir.push_str(&cta_fn(release, g.avx512, &region_sites, fresh_fn, unrolled));
+    ir.push_str(&cta_fn(
+        release,
+        g.avx512,
+        &region_sites,
+        fresh_fn,
+        unrolled,
+    ));
     for bits in &g.slow_loads {
         ir.push_str(&crate::lower::slow_load_fn(*bits, g.avx512));
     }
@@ -2609,3 +2615,57 @@ declare void @llvm.masked.store.v32i64.p0v32i64(<32 x i64>, <32 x i64>*, i32, <3
 
 use crate::lower::{emit_inst, emit_term};
 pub(crate) use Gen as Emitter;
+
+#[cfg(test)]
+mod tests {
+    use super::cta_fn;
+    use inkwell::context::Context;
+    use inkwell::memory_buffer::MemoryBuffer;
+
+    /// The round loop is text put together from optional parts (region
+    /// sites, unrolled rounds, `@wf_fresh`, lean releases): every
+    /// combination must be IR LLVM accepts (phis naming exactly their
+    /// predecessors, definitions dominating uses).
+    #[test]
+    fn round_loop_is_valid_ir_in_every_combination() {
+        let sites = [(3u32, 4u32), (7, 8)];
+        for release in [false, true] {
+            for with_regions in [false, true] {
+                for unroll_sites in [false, true] {
+                    for unrolled in [None, Some(1), Some(4), Some(8)] {
+                        for fresh_fn in [false, true] {
+                            let regions: Vec<(u32, u32, bool)> = if with_regions && release {
+                                sites.iter().map(|&(s, b)| (s, b, unroll_sites)).collect()
+                            } else {
+                                Vec::new()
+                            };
+                            let mut ir = String::from(
+                                "declare i32 @wf_warp(i8*, i64*, i32, i32, i32)\n\
+                                 declare i32 @wf_fresh(i8*, i64*, i32, i32, i32)\n",
+                            );
+                            for (_, b) in sites {
+                                ir.push_str(&format!(
+                                    "declare i32 @wf_region{b}(i8*, i64*, i32, i32, i32)\n"
+                                ));
+                            }
+                            ir.push_str(&cta_fn(release, true, &regions, fresh_fn, unrolled));
+                            ir.push_str("attributes #0 = { nounwind }\n");
+                            let context = Context::create();
+                            let buf =
+                                MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t");
+                            let what = format!(
+                                "release {release}, regions {regions:?}, unrolled {unrolled:?}, fresh {fresh_fn}"
+                            );
+                            let module = context
+                                .create_module_from_ir(buf)
+                                .unwrap_or_else(|e| panic!("{what}: {e}"));
+                            if let Err(e) = module.verify() {
+                                panic!("{what}: {}", e.to_string_lossy());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -693,7 +693,9 @@ fn lane_value(g: &mut Gen, v: &str, bits: u32, lane: &str) -> String {
         ))
     };
     let (lo, hi) = (half(g, 0), half(g, 16));
-    let li = g.def(&format!("insertelement <16 x i32> undef, i32 {lane}, i32 0"));
+    let li = g.def(&format!(
+        "insertelement <16 x i32> undef, i32 {lane}, i32 0"
+    ));
     let r = g.def(&format!(
         "call <16 x i32> @llvm.x86.avx512.vpermi2var.d.512(<16 x i32> {lo}, <16 x i32> {li}, <16 x i32> {hi})"
     ));

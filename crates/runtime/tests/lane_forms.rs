@@ -521,7 +521,11 @@ fn reversed_indices_load_and_store_in_reverse_lane_order() {
         let want_out: Vec<u32> = (0..threads)
             .map(|g| {
                 let r = base.wrapping_sub(g);
-                if r < n { input[r as usize] } else { 0xdead_beef }
+                if r < n {
+                    input[r as usize]
+                } else {
+                    0xdead_beef
+                }
             })
             .collect();
         let mut want_back = vec![0u32; n as usize];
