@@ -1209,7 +1209,13 @@ pub fn emit(
     // Uniform and affine registers are scalars: keeping one costs less
     // than computing it again on every resume. Vectors are recomputed, with
     // the scalars they are computed from (walking back from the last).
-    let mut needed: Vec<bool> = (0..remat.len()).map(|i| !g.scalar(i)).collect();
+    // Where every warp runs its regions with its index a constant (the
+    // unrolled rounds), scalars computed from `%tid` and constants fold to
+    // constants: recomputing them is free and keeps them out of the state.
+    let recompute_all = unroll_planned(p, shape);
+    let mut needed: Vec<bool> = (0..remat.len())
+        .map(|i| recompute_all || !g.scalar(i))
+        .collect();
     let mut kept = Vec::new();
     for inst in remat_insts.into_iter().rev() {
         if crate::uniform::defs(&inst.kind)
@@ -1256,12 +1262,15 @@ pub fn emit(
         has_barriers,
     };
     let mut warp_fns = warp_function(&mut g, &ctx, None)?;
+    let general_bytes = warp_fns.len();
     // The fast path of plain barriers: after each lean release the round
     // loop runs the region after the barrier through a function of its own
     // (see `region`).
     let mut region_sites = Vec::new();
     // PTX instructions (and terminators) of each region, by its block.
     let mut region_insts = std::collections::HashMap::new();
+    // The one barrier site each region can end at, if only one.
+    let mut region_next = std::collections::HashMap::new();
     // Not for warp functions too large to inline: their code generation
     // already dominates, and twice as much of it costs more than regions
     // save (the bitonic sort: 1.0 -> 2.1 s of JIT for 10% faster runs).
@@ -1295,19 +1304,18 @@ pub fn emit(
                 }
                 added_bytes += text.len();
                 added_lines += lines;
-                let insts: usize = p
-                    .order
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| region_inside[*i])
-                    .map(|(_, b)| p.func.blocks[*b].insts.len() + 1)
-                    .sum();
-                region_insts.insert(succ, insts);
+                region_insts.insert(succ, insts_inside(p, &region_inside));
+                region_next.insert(succ, only_barrier(p, &region_inside));
                 warp_fns.push_str(&text);
                 done.insert(succ);
             }
             // The site of a barrier is 1 + its block's id (see `Bar`).
-            region_sites.push((id as u32 + 1, succ, false));
+            region_sites.push(RegionSite {
+                site: id as u32 + 1,
+                succ,
+                unrolled: false,
+                next: region_next[&succ],
+            });
         }
     }
     // A full warp's first call goes through a function of its own as well:
@@ -1317,10 +1325,25 @@ pub fn emit(
     // 3.8 ms, 25 -> 35 ms of JIT; a large stencil's JIT grew 200 -> 310 ms
     // for no measurable gain).
     let mut fresh_fn = false;
-    if crate::region::fresh_enabled() && warp_fns.len() < FRESH_BELOW_BYTES {
+    // Lean rounds of CTAs of a few full warps are unrolled over the warps.
+    let threads: u32 = shape.iter().product();
+    let unrolled = (threads % W == 0 && threads / W <= UNROLL_WARPS_UP_TO && unroll_enabled())
+        .then_some(threads / W);
+    // The fresh region's PTX instructions and the one barrier it can end at.
+    let region = Region::fresh(p, ctx.live_in);
+    let fresh_insts = insts_inside(p, &region.inside);
+    let fresh_next = only_barrier(p, &region.inside);
+    // Larger kernels too when the first round may be unrolled with the
+    // rounds after it: the tree reduction's first round through the general
+    // function was half its time.
+    let may_unroll_fresh = unrolled.is_some()
+        && !region_sites.is_empty()
+        && fresh_insts <= UNROLL_FRESH_INSTS
+        && fresh_unroll_enabled();
+    if crate::region::fresh_enabled() && (general_bytes < FRESH_BELOW_BYTES || may_unroll_fresh) {
         let line_room = crate::ir_line_limit() * 9 / 10;
         g.structured_only = true;
-        let text = warp_function(&mut g, &ctx, Some(Region::fresh(p, ctx.live_in)));
+        let text = warp_function(&mut g, &ctx, Some(region));
         g.structured_only = false;
         let text = text?;
         if warp_fns.lines().count() + text.lines().count() <= line_room {
@@ -1341,32 +1364,42 @@ pub fn emit(
         );
     }
     ir.push_str(&warp_fns);
-    // Lean rounds of CTAs of a few full warps are unrolled over the warps.
-    let threads: u32 = shape.iter().product();
-    let unrolled = (threads % W == 0 && threads / W <= UNROLL_WARPS_UP_TO && unroll_enabled())
-        .then_some(threads / W);
-    if let Some(n) = unrolled {
+    let mut fresh = if fresh_fn {
+        FreshRound::Loop
+    } else {
+        FreshRound::None
+    };
+    if let (Some(n), false) = (unrolled, region_sites.is_empty()) {
         // Each unrolled site inlines its region once per warp: only tiny
         // regions (a step of a tree reduction, say), all sites or none,
         // within a budget of instructions for JIT time. Larger regions
         // lose: sgemm's tile loop unrolled over 8 warps runs 2x slower.
-        let sizes: Vec<usize> = region_sites
-            .iter()
-            .map(|(_, succ, _)| region_insts[succ])
-            .collect();
-        let total: usize = sizes.iter().map(|s| s * n as usize).sum();
+        // The first round too when its region is as small.
+        let sizes: Vec<usize> = region_sites.iter().map(|r| region_insts[&r.succ]).collect();
+        let fresh_too = fresh_fn && may_unroll_fresh;
+        let mut total: usize = sizes.iter().map(|s| s * n as usize).sum();
+        if fresh_too {
+            total += fresh_insts * n as usize;
+        }
         if sizes.iter().all(|&s| s <= UNROLL_REGION_INSTS) && total <= UNROLL_TOTAL_INSTS {
             for site in &mut region_sites {
-                site.2 = true;
+                site.unrolled = true;
+            }
+            if fresh_too && may_unroll_fresh {
+                fresh = FreshRound::Unrolled { next: fresh_next };
             }
         }
+    }
+    if unrolled.is_some() && region_sites.iter().any(|r| r.unrolled) {
+        let _ = writeln!(ir, "{UNROLLED_MARK}");
     }
     ir.push_str(&cta_fn(
         release,
         g.avx512,
         &region_sites,
-        fresh_fn,
+        fresh,
         unrolled,
+        state_bytes,
     ));
     for bits in &g.slow_loads {
         ir.push_str(&crate::lower::slow_load_fn(*bits, g.avx512));
@@ -1999,6 +2032,115 @@ fn dispatcher_and_blocks(
         .replacen(";INLINE\n", inline, 1))
 }
 
+/// A line in the IR of kernels with unrolled rounds (see `jit::codegen`).
+pub const UNROLLED_MARK: &str = "; warpfold: unrolled rounds";
+
+/// A barrier site with a region function (see `cta_fn`).
+#[derive(Clone, Copy, Debug)]
+struct RegionSite {
+    /// 1 + the barrier block's id.
+    site: u32,
+    /// The block after the barrier, where the region starts.
+    succ: u32,
+    /// Its lean rounds are unrolled over the warps (`unrolled_round`).
+    unrolled: bool,
+    /// The site of the only barrier the region reaches, if it reaches one.
+    next: Option<u32>,
+}
+
+/// How a warp's first call goes (see `cta_fn`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum FreshRound {
+    /// Through the general warp function.
+    None,
+    /// Full warps through `@wf_fresh`, in the round loop.
+    Loop,
+    /// When every warp is full, `@wf_fresh` for each, unrolled over the
+    /// warps like the lean rounds after it (`UnrolledRound`); `next`: the
+    /// only barrier the region can end at.
+    Unrolled { next: Option<u32> },
+}
+
+/// Whether the CTA's lean rounds will be unrolled, judged before any code
+/// is generated (the same tests as in `emit`, on the regions' sizes).
+fn unroll_planned(p: &Prepared, shape: Shape) -> bool {
+    let threads: u32 = shape.iter().product();
+    let n = threads / W;
+    let plain = p.barriers().all(|(k, _)| {
+        !crate::prepare::counted_barrier(k)
+            && !matches!(
+                k,
+                InstKind::Bar {
+                    kind: BarKind::Red(_),
+                    ..
+                }
+            )
+    });
+    if threads % W != 0
+        || n > UNROLL_WARPS_UP_TO
+        || !unroll_enabled()
+        || !crate::region::enabled()
+        || p.barriers().next().is_none()
+        || !plain
+    {
+        return false;
+    }
+    let mut total = 0;
+    for block in p.func.blocks.values() {
+        let (Some(first), Some(Terminator::Jump(t))) = (block.insts.first(), &block.term) else {
+            continue;
+        };
+        if !matches!(first.kind, InstKind::Bar { .. }) {
+            continue;
+        }
+        let size = insts_inside(p, &crate::region::blocks(p, p.id_of[t.0 as usize]));
+        if size > UNROLL_REGION_INSTS {
+            return false;
+        }
+        total += size * n as usize;
+    }
+    let fresh = insts_inside(p, &crate::region::blocks(p, 0));
+    if fresh <= UNROLL_FRESH_INSTS {
+        total += fresh * n as usize;
+    }
+    total <= UNROLL_TOTAL_INSTS
+}
+
+/// PTX instructions (and terminators) of the blocks among `inside`.
+fn insts_inside(p: &Prepared, inside: &[bool]) -> usize {
+    p.order
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| inside[*i])
+        .map(|(_, b)| p.func.blocks[*b].insts.len() + 1)
+        .sum()
+}
+
+/// The site of the only barrier block among `inside` (by block id), if
+/// exactly one and no lane can end its thread in between (so a warp that
+/// started with all its lanes reaches it with all of them).
+fn only_barrier(p: &Prepared, inside: &[bool]) -> Option<u32> {
+    let exits = p.order.iter().enumerate().any(|(id, bid)| {
+        inside[id]
+            && !matches!(
+                p.func.blocks[*bid].term,
+                Some(Terminator::Jump(_) | Terminator::Branch { .. })
+            )
+    });
+    if exits {
+        return None;
+    }
+    let mut sites = p.order.iter().enumerate().filter(|(id, bid)| {
+        inside[*id]
+            && matches!(p.func.blocks[**bid].insts.first(),
+                Some(i) if matches!(i.kind, InstKind::Bar { .. }))
+    });
+    match (sites.next(), sites.next()) {
+        (Some((id, _)), None) => Some(id as u32 + 1),
+        _ => None,
+    }
+}
+
 /// Ids of the blocks right after barriers (where released warps resume).
 fn barrier_successors(p: &Prepared) -> Vec<u32> {
     let mut ids: Vec<u32> = p.barriers().map(|(_, t)| p.id_of[t.0 as usize]).collect();
@@ -2085,10 +2227,24 @@ fn unroll_enabled() -> bool {
     std::env::var("WARPFOLD_UNROLL").map_or(true, |v| v != "off")
 }
 
+/// `WARPFOLD_UNROLL_FRESH=off`: the first round stays a loop.
+fn fresh_unroll_enabled() -> bool {
+    std::env::var("WARPFOLD_UNROLL_FRESH").map_or(true, |v| v != "off")
+}
+
+/// `WARPFOLD_CHAIN=off`: unrolled rounds always go back to the round loop
+/// (see `UnrolledRound::next`).
+fn chain_enabled() -> bool {
+    std::env::var("WARPFOLD_CHAIN").map_or(true, |v| v != "off")
+}
+
 /// Regions of at most this many instructions may be unrolled...
 const UNROLL_REGION_INSTS: usize = 16;
+/// The first round may be unrolled if its region is at most this large
+/// (it runs once).
+const UNROLL_FRESH_INSTS: usize = 32;
 /// ...when all of a kernel's, times the warps, come to at most this many.
-const UNROLL_TOTAL_INSTS: usize = 768;
+const UNROLL_TOTAL_INSTS: usize = 1024;
 
 /// Warp functions smaller than this (bytes of LLVM IR text) get a
 /// `@wf_fresh` (see `emit`).
@@ -2112,10 +2268,17 @@ const FRESH_BELOW_BYTES: usize = 100_000;
 fn cta_fn(
     release: bool,
     avx512: bool,
-    regions: &[(u32, u32, bool)],
-    fresh_fn: bool,
+    regions: &[RegionSite],
+    fresh: FreshRound,
     unrolled: Option<u32>,
+    state_bytes: usize,
 ) -> String {
+    let fresh_fn = fresh != FreshRound::None;
+    // The first round unrolled starts at `lean_sel` with this site.
+    let fresh_unrolled = match (fresh, unrolled, regions.is_empty()) {
+        (FreshRound::Unrolled { next }, Some(n), false) => Some((next, n)),
+        _ => None,
+    };
     // After a round that left every warp at barrier site s with all its
     // lanes (`%rsite` = s), the next round is a tight loop calling the
     // region function of the block after s for each warp (full warps only:
@@ -2127,21 +2290,76 @@ fn cta_fn(
     let mut rsite_in = String::new();
     let mut bail_in = [String::new(), String::new(), String::new(), String::new()];
     if !regions.is_empty() {
-        let cases: Vec<String> = regions
+        let is_unrolled = |r: &RegionSite| r.unrolled && unrolled.is_some();
+        let chains = |r: &RegionSite| {
+            r.next
+                .filter(|_| chain_enabled())
+                .filter(|s| regions.iter().any(|o| o.site == *s && is_unrolled(o)))
+        };
+        // With the first round unrolled, the unrolled rounds it leads to
+        // are entered only from the round before them: with one way in,
+        // LLVM forwards each warp's state from round to round. The round
+        // loop runs such a site through its loop instead.
+        let chained_to: Vec<u32> = match fresh_unrolled {
+            Some((next, _)) => regions
+                .iter()
+                .filter(|r| is_unrolled(r))
+                .filter_map(chains)
+                .chain(next)
+                .collect(),
+            None => Vec::new(),
+        };
+        let mut cases: Vec<String> = regions
             .iter()
-            .map(|(site, _, u)| {
-                let first = if *u && unrolled.is_some() { "lu" } else { "lr" };
-                format!("i32 {site}, label %{first}{site}_in")
+            .map(|r| {
+                let first = if is_unrolled(r) && !chained_to.contains(&r.site) {
+                    "lu"
+                } else {
+                    "lr"
+                };
+                format!("i32 {}, label %{first}{}_in", r.site, r.site)
             })
             .collect();
+        if let Some((next, n)) = fresh_unrolled {
+            cases.push(format!("i32 {FRESH_SITE}, label %uf_in"));
+            let next = chains(&RegionSite {
+                site: FRESH_SITE,
+                succ: 0,
+                unrolled: true,
+                next,
+            });
+            unrolled_fresh(
+                &mut lean,
+                &mut round_in,
+                &mut rsite_in,
+                &mut bail_in,
+                n,
+                next,
+                state_bytes,
+            );
+        }
         let _ = writeln!(
             lean,
             "lean_sel:\n  switch i32 %rsite, label %loop [ {} ]",
             cases.join(" ")
         );
-        for (site, succ, u) in regions {
-            if let Some(n) = unrolled.filter(|_| *u) {
-                unrolled_round(&mut lean, &mut round_in, &mut rsite_in, *site, *succ, n);
+        for r in regions {
+            let (site, succ) = (&r.site, &r.succ);
+            if let Some(n) = unrolled.filter(|_| r.unrolled) {
+                // A region that can only end at one barrier whose rounds
+                // are unrolled too goes straight on to that round: with no
+                // loop between them LLVM sees each warp's registers saved
+                // at the end of one region and loaded at the start of the
+                // next, and forwards them (and what depends only on them).
+                let next = chains(r);
+                let round = UnrolledRound {
+                    site: *site,
+                    succ: *succ,
+                    next,
+                    warps: n,
+                    state_bytes,
+                };
+                round.emit(&mut lean, &mut round_in, &mut rsite_in);
             }
             let _ = write!(
                 lean,
@@ -2340,13 +2558,13 @@ next:
         )
     };
     format!(
-        "define i32 @wf_cta(i8* %states, i64* %env, i64 %sb, i32* %runp, i32* %fresh, i32* %codes) #0 {{
+        "define i32 @wf_cta(i8* noalias %states, i64* %env, i64 %sb, i32* %runp, i32* %fresh, i32* %codes) #0 {{
 entry:
   %run0 = load i32, i32* %runp
   br label %round
 round:
   %running = phi i32 [ %run0, %entry ], [ %left, %release ]{round_in}
-  %rsite = phi i32 [ 0, %entry ], [ {rsite_release}, %release ]{rsite_in}
+  %rsite = phi i32 [ {rsite0}, %entry ], [ {rsite_release}, %release ]{rsite_in}
   %none = icmp eq i32 %running, 0
   br i1 %none, label %done, label %{first}
 {lean}loop:
@@ -2405,6 +2623,7 @@ declare i32 @llvm.cttz.i32(i32, i1)
 
 ",
         wait = state::WAIT_BAR,
+        rsite0 = if fresh_unrolled.is_some() { FRESH_SITE as i32 } else { 0 },
         call = if fresh_fn {
             // Full warps start in `@wf_fresh`.
             "  %full = icmp eq i32 %fl, -1
@@ -2423,55 +2642,166 @@ called:
     )
 }
 
-/// A lean round unrolled over the CTA's `n` warps (see `cta_fn`): when
-/// every warp runs with all its lanes, each calls the region function of
-/// block `succ` with its index a constant, so LLVM folds what depends on
-/// it (a warp's `%tid`, and the branches on it: in a tree reduction most
-/// warps skip most steps at no cost). Else the round takes the loop at
-/// `lr{site}`.
-fn unrolled_round(
+/// `%rsite` of the first round when it is unrolled (no barrier's site).
+const FRESH_SITE: u32 = u32::MAX - 1;
+
+/// The first round unrolled over the CTA's `n` warps (`FreshRound`): when
+/// every warp is to start with all its lanes, each calls `@wf_fresh` with
+/// its index a constant; a round that leaves them all at barrier `next`
+/// goes straight on to its unrolled round. Else the round loop runs it.
+fn unrolled_fresh(
     lean: &mut String,
     round_in: &mut String,
     rsite_in: &mut String,
-    site: u32,
-    succ: u32,
+    bail_in: &mut [String; 4],
     n: u32,
+    next: Option<u32>,
+    state_bytes: usize,
 ) {
     let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
     let _ = write!(
         lean,
-        "lu{site}_in:
-  %ua{site} = icmp eq i32 %running, {all}
-  br i1 %ua{site}, label %lu{site}_chk, label %lr{site}_in
-lu{site}_chk:
+        "uf_in:
+  %ufa = icmp eq i32 %running, {all}
+  br i1 %ufa, label %uf_chk, label %uf_bail
+uf_chk:
 "
     );
     let mut full = "true".to_string();
     for w in 0..n {
         let _ = write!(
             lean,
-            "  %uo{site}_{w} = mul i64 %sb, {w}
-  %us{site}_{w} = getelementptr i8, i8* %states, i64 %uo{site}_{w}
+            "  %uffp{w} = getelementptr i32, i32* %fresh, i64 {w}
+  %uffl{w} = load i32, i32* %uffp{w}
+  %uff{w} = icmp eq i32 %uffl{w}, -1
+  %ufall{w} = and i1 {full}, %uff{w}
+"
+        );
+        full = format!("%ufall{w}");
+    }
+    let _ = writeln!(lean, "  br i1 {full}, label %uf_w0, label %uf_bail");
+    let mut good = "true".to_string();
+    for w in 0..n {
+        let _ = write!(
+            lean,
+            "uf_w{w}:
+  %ufz{w} = getelementptr i32, i32* %fresh, i64 {w}
+  store i32 0, i32* %ufz{w}
+  %ufcp{w} = getelementptr i32, i32* %codes, i64 {w}
+  %ufprev{w} = load i32, i32* %ufcp{w}
+  %ufp{w} = getelementptr i8, i8* %states, i64 {off}
+  %ufc{w} = call i32 @wf_fresh(i8* %ufp{w}, i64* %env, i32 {w}, i32 -1, i32 %ufprev{w})
+  store i32 %ufc{w}, i32* %ufcp{w}
+  %ufeq{w} = icmp eq i32 %ufc{w}, %ufc0
+  %ufg{w} = and i1 {good}, %ufeq{w}
+  %ufx{w} = icmp eq i32 %ufc{w}, 3
+  br i1 %ufx{w}, label %cancelled, label %uf_w{next}
+",
+            off = w as usize * state_bytes,
+            next = w + 1
+        );
+        good = format!("%ufg{w}");
+    }
+    let _ = write!(
+        lean,
+        "uf_w{n}:
+  %uflean = icmp uge i32 %ufc0, {bar}
+  %ufok = and i1 {good}, %uflean
+  %ufnext = sub i32 %ufc0, {bar}
+  br i1 %ufok, label %uf_go, label %back
+uf_go:
+",
+        bar = BAR_CODE
+    );
+    match next {
+        Some(to) => {
+            let _ = write!(
+                lean,
+                "  %ufto = icmp eq i32 %ufnext, {to}
+  br i1 %ufto, label %lu{to}_w0, label %round
+"
+            );
+        }
+        None => lean.push_str(
+            "  br label %round
+",
+        ),
+    }
+    // Not every warp full: the round loop runs the first round.
+    lean.push_str(
+        "uf_bail:
+  br label %loop
+",
+    );
+    let _ = write!(round_in, ", [ %running, %uf_go ]");
+    let _ = write!(rsite_in, ", [ %ufnext, %uf_go ]");
+    let _ = write!(bail_in[0], ", [ %running, %uf_bail ]");
+    let _ = write!(bail_in[1], ", [ true, %uf_bail ]");
+    let _ = write!(bail_in[2], ", [ 0, %uf_bail ]");
+    let _ = write!(bail_in[3], ", [ 0, %uf_bail ]");
+}
+
+/// A lean round unrolled over the CTA's warps (see `cta_fn`): when every
+/// warp runs with all its lanes, each calls the region function of block
+/// `succ` with its index a constant, so LLVM folds what depends on it (a
+/// warp's `%tid`, and the branches on it: in a tree reduction most warps
+/// skip most steps at no cost). Else the round takes the loop at
+/// `lr{site}`.
+struct UnrolledRound {
+    site: u32,
+    succ: u32,
+    /// The unrolled round to go on to when every warp stops at this site.
+    next: Option<u32>,
+    warps: u32,
+    /// Constant offsets between warps' states let LLVM tell them apart.
+    state_bytes: usize,
+}
+
+impl UnrolledRound {
+    fn emit(&self, lean: &mut String, round_in: &mut String, rsite_in: &mut String) {
+        let UnrolledRound {
+            site,
+            succ,
+            next,
+            warps: n,
+            state_bytes,
+        } = *self;
+        let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let _ = write!(
+            lean,
+            "lu{site}_in:
+  %ua{site} = icmp eq i32 %running, {all}
+  br i1 %ua{site}, label %lu{site}_chk, label %lr{site}_in
+lu{site}_chk:
+"
+        );
+        let mut full = "true".to_string();
+        for w in 0..n {
+            let _ = write!(
+                lean,
+                "  %us{site}_{w} = getelementptr i8, i8* %states, i64 {off}
   %ulp{site}_{w} = getelementptr i8, i8* %us{site}_{w}, i64 {live}
   %ulpi{site}_{w} = bitcast i8* %ulp{site}_{w} to i32*
   %ulv{site}_{w} = load i32, i32* %ulpi{site}_{w}
   %ulf{site}_{w} = icmp eq i32 %ulv{site}_{w}, -1
   %uf{site}_{w} = and i1 {full}, %ulf{site}_{w}
 ",
-            live = state::LIVE
-        );
-        full = format!("%uf{site}_{w}");
-    }
-    let _ = writeln!(
-        lean,
-        "  br i1 {full}, label %lu{site}_w0, label %lr{site}_in"
-    );
-    let mut good = "true".to_string();
-    for w in 0..n {
-        let _ = write!(
+                off = w as usize * state_bytes,
+                live = state::LIVE
+            );
+            full = format!("%uf{site}_{w}");
+        }
+        let _ = writeln!(
             lean,
-            "lu{site}_w{w}:
-  %uc{site}_{w} = call i32 @wf_region{succ}(i8* %us{site}_{w}, i64* %env, i32 {w}, i32 0, i32 0)
+            "  br i1 {full}, label %lu{site}_w0, label %lr{site}_in"
+        );
+        let mut good = "true".to_string();
+        for w in 0..n {
+            let _ = write!(
+                lean,
+                "lu{site}_w{w}:
+  %up{site}_{w} = getelementptr i8, i8* %states, i64 {off}
+  %uc{site}_{w} = call i32 @wf_region{succ}(i8* %up{site}_{w}, i64* %env, i32 {w}, i32 0, i32 0)
   %ucp{site}_{w} = getelementptr i32, i32* %codes, i64 {w}
   store i32 %uc{site}_{w}, i32* %ucp{site}_{w}
   %ueq{site}_{w} = icmp eq i32 %uc{site}_{w}, %uc{site}_0
@@ -2479,22 +2809,47 @@ lu{site}_chk:
   %ux{site}_{w} = icmp eq i32 %uc{site}_{w}, 3
   br i1 %ux{site}_{w}, label %cancelled, label %lu{site}_w{next}
 ",
-            next = w + 1
-        );
-        good = format!("%ug{site}_{w}");
-    }
-    let _ = write!(
-        lean,
-        "lu{site}_w{n}:
+                next = w + 1,
+                off = w as usize * state_bytes,
+            );
+            good = format!("%ug{site}_{w}");
+        }
+        // Where a round that leaves every warp at one barrier goes on to.
+        let go = if next.is_some() {
+            format!("lu{site}_go")
+        } else {
+            "round".to_string()
+        };
+        let _ = write!(
+            lean,
+            "lu{site}_w{n}:
   %ulean{site} = icmp uge i32 %uc{site}_0, {bar}
   %uok{site} = and i1 {good}, %ulean{site}
   %unext{site} = sub i32 %uc{site}_0, {bar}
-  br i1 %uok{site}, label %round, label %back
+  br i1 %uok{site}, label %{go}, label %back
 ",
-        bar = BAR_CODE
-    );
-    let _ = write!(round_in, ", [ %running, %lu{site}_w{n} ]");
-    let _ = write!(rsite_in, ", [ %unext{site}, %lu{site}_w{n} ]");
+            bar = BAR_CODE
+        );
+        if let Some(to) = next {
+            // No check of the warps' lanes: they all started this round
+            // with every lane and none can end on the way (`only_barrier`).
+            let _ = write!(
+                lean,
+                "lu{site}_go:
+  %uto{site} = icmp eq i32 %unext{site}, {to}
+  br i1 %uto{site}, label %lu{to}_w0, label %round
+"
+            );
+        }
+        // The block `round` is entered from.
+        let from = if next.is_some() {
+            format!("lu{site}_go")
+        } else {
+            format!("lu{site}_w{n}")
+        };
+        let _ = write!(round_in, ", [ %running, %{from} ]");
+        let _ = write!(rsite_in, ", [ %unext{site}, %{from} ]");
+    }
 }
 
 const DECLS: &str = "declare i64 @wf_int(i8*, i64, i64, i64, i64)
@@ -2618,7 +2973,7 @@ pub(crate) use Gen as Emitter;
 
 #[cfg(test)]
 mod tests {
-    use super::cta_fn;
+    use super::{cta_fn, FreshRound, RegionSite};
     use inkwell::context::Context;
     use inkwell::memory_buffer::MemoryBuffer;
 
@@ -2633,9 +2988,25 @@ mod tests {
             for with_regions in [false, true] {
                 for unroll_sites in [false, true] {
                     for unrolled in [None, Some(1), Some(4), Some(8)] {
-                        for fresh_fn in [false, true] {
-                            let regions: Vec<(u32, u32, bool)> = if with_regions && release {
-                                sites.iter().map(|&(s, b)| (s, b, unroll_sites)).collect()
+                        for (fresh, chained) in [
+                            (FreshRound::None, false),
+                            (FreshRound::Loop, false),
+                            (FreshRound::Loop, true),
+                            (FreshRound::Unrolled { next: None }, false),
+                            (FreshRound::Unrolled { next: Some(3) }, true),
+                        ] {
+                            // Chained: each region ends at the other's barrier.
+                            let regions: Vec<RegionSite> = if with_regions && release {
+                                sites
+                                    .iter()
+                                    .zip(sites.iter().rev())
+                                    .map(|(&(site, succ), &(other, _))| RegionSite {
+                                        site,
+                                        succ,
+                                        unrolled: unroll_sites,
+                                        next: chained.then_some(other),
+                                    })
+                                    .collect()
                             } else {
                                 Vec::new()
                             };
@@ -2648,13 +3019,13 @@ mod tests {
                                     "declare i32 @wf_region{b}(i8*, i64*, i32, i32, i32)\n"
                                 ));
                             }
-                            ir.push_str(&cta_fn(release, true, &regions, fresh_fn, unrolled));
+                            ir.push_str(&cta_fn(release, true, &regions, fresh, unrolled, 4096));
                             ir.push_str("attributes #0 = { nounwind }\n");
                             let context = Context::create();
                             let buf =
                                 MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t");
                             let what = format!(
-                                "release {release}, regions {regions:?}, unrolled {unrolled:?}, fresh {fresh_fn}"
+                                "release {release}, regions {regions:?}, unrolled {unrolled:?}, fresh {fresh:?}"
                             );
                             let module = context
                                 .create_module_from_ir(buf)

@@ -89,7 +89,7 @@ pub fn fresh_enabled() -> bool {
 }
 
 /// The blocks of the region starting at block id `entry` (see `Region`).
-fn blocks(p: &Prepared, entry: u32) -> Vec<bool> {
+pub fn blocks(p: &Prepared, entry: u32) -> Vec<bool> {
     let f = &p.func;
     let mut inside = vec![false; p.order.len()];
     let mut stack = vec![entry];
