@@ -2921,6 +2921,7 @@ declare <32 x i8> @llvm.masked.gather.v32i8.v32p0i8(<32 x i8*>, i32, <32 x i1>, 
 declare <32 x i16> @llvm.masked.gather.v32i16.v32p0i16(<32 x i16*>, i32, <32 x i1>, <32 x i16>)
 declare <32 x i32> @llvm.masked.gather.v32i32.v32p0i32(<32 x i32*>, i32, <32 x i1>, <32 x i32>)
 declare <32 x i64> @llvm.masked.gather.v32i64.v32p0i64(<32 x i64*>, i32, <32 x i1>, <32 x i64>)
+declare void @llvm.prefetch.p0i8(i8*, i32, i32, i32)
 declare void @llvm.masked.scatter.v32i8.v32p0i8(<32 x i8>, <32 x i8*>, i32, <32 x i1>)
 declare void @llvm.masked.scatter.v32i16.v32p0i16(<32 x i16>, <32 x i16*>, i32, <32 x i1>)
 declare void @llvm.masked.scatter.v32i32.v32p0i32(<32 x i32>, <32 x i32*>, i32, <32 x i1>)
