@@ -348,16 +348,16 @@ fn load_object(obj: &[u8], helpers: &[(&str, usize)]) -> Result<CtaFn, Unsupport
             return Err(Unsupported("LLVM JIT: wf_cta not found".into()));
         }
         if let Some(path) = std::env::var_os("WARPFOLD_DUMP_CODE") {
-            // Raw machine code of the CTA function, for `objdump -b binary`:
-            // from its start to the end of its mapping.
-            let len = mapping_end(addr).map_or(4096, |end| (end - addr) as usize);
-            let bytes = std::slice::from_raw_parts(addr as *const u8, len);
-            // One file per kernel: the path with the code's address added.
+            // Raw machine code of the mapping holding the CTA function (and
+            // the warp functions it calls), for `objdump -b binary`.
+            let (lo, hi) = mapping_of(addr).unwrap_or((addr, addr + 4096));
+            let bytes = std::slice::from_raw_parts(lo as *const u8, (hi - lo) as usize);
+            // One file per kernel: the path with the mapping's address added.
             let mut path = path;
-            path.push(format!(".{addr:x}"));
+            path.push(format!(".{lo:x}"));
             let _ = std::fs::write(&path, bytes);
             eprintln!(
-                "warpfold: wf_cta at {addr:#x} in {}",
+                "warpfold: wf_cta at {addr:#x} in {} (mapped at {lo:#x})",
                 path.to_string_lossy()
             );
         }
@@ -367,7 +367,7 @@ fn load_object(obj: &[u8], helpers: &[(&str, usize)]) -> Result<CtaFn, Unsupport
 }
 
 /// The end of the memory mapping holding `addr` (from `/proc/self/maps`).
-fn mapping_end(addr: u64) -> Option<u64> {
+fn mapping_of(addr: u64) -> Option<(u64, u64)> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
     maps.lines().find_map(|l| {
         let (lo, hi) = l.split_whitespace().next()?.split_once('-')?;
@@ -375,7 +375,7 @@ fn mapping_end(addr: u64) -> Option<u64> {
             u64::from_str_radix(lo, 16).ok()?,
             u64::from_str_radix(hi, 16).ok()?,
         );
-        (lo..hi).contains(&addr).then_some(hi)
+        (lo..hi).contains(&addr).then_some((lo, hi))
     })
 }
 
