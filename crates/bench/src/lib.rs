@@ -136,7 +136,8 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
         Err(e) => return fail(e.to_string()),
     };
     let t0 = Instant::now();
-    let (backend, _) = kernel.effective_backend(launch_dims(d).1);
+    let (grid, block) = launch_dims(d);
+    let (backend, _) = kernel.effective_backend_for(block, grid);
     let jit_ms = t0.elapsed().as_secs_f64() * 1e3;
     let mut buffers = Vec::new();
     let mut scalars: Vec<Option<Arg>> = Vec::new();

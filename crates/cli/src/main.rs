@@ -215,7 +215,7 @@ fn run(a: RunArgs) -> Res<()> {
     let (module, compile_ms) = load(&dev, &a.source)?;
     let kernel = module.kernel(&a.kernel).map_err(|e| e.to_string())?;
     let t_jit = Instant::now();
-    let (used, why) = kernel.effective_backend(block);
+    let (used, why) = kernel.effective_backend_for(block, grid);
     let compile_ms = compile_ms
         + if used == Backend::Cpu {
             t_jit.elapsed().as_secs_f64() * 1e3
@@ -223,7 +223,7 @@ fn run(a: RunArgs) -> Res<()> {
             0.0
         };
     let from_disk = used == Backend::Cpu
-        && matches!(&*kernel.compiled(block), Ok(k) if k.cache == warpfold::CacheUse::Loaded);
+        && matches!(&*kernel.compiled_for(block, grid), Ok(k) if k.cache == warpfold::CacheUse::Loaded);
     if let Some(why) = why {
         eprintln!("warning: kernel `{}` runs on the interpreter: the cpu backend does not support {why} yet", kernel.name());
     }

@@ -1153,6 +1153,7 @@ pub fn emit(
     p: &Prepared,
     layout: &SharedLayout,
     shape: Shape,
+    grid_fits: bool,
     cpu: &str,
     features: &str,
 ) -> Result<Emitted, crate::prepare::Unsupported> {
@@ -1171,7 +1172,7 @@ pub fn emit(
     }
     let state_bytes = off;
     let liveness = crate::uniform::liveness(p);
-    let forms = crate::lanes::lane_forms(m, p, shape, &liveness);
+    let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, &liveness);
     let mut g = Gen {
         m,
         p,

@@ -37,6 +37,9 @@ use warpfold_ir::*;
 /// warp (16x16: a warp holds two rows of 16 threads), where `%tid.x` goes
 /// 0..15 twice (`extra` = -16) and `%tid.y` steps once between the rows;
 /// a form with `extra` = 0 is the same in every width (kept as 32).
+/// Every lane's value, read unsigned at the register's width, is at most
+/// `max` (`UNBOUNDED`: not known), which tells when signed values are
+/// never negative (`gid / 16` then shifts like an unsigned value).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lanes {
     pub stride: i64,
@@ -44,6 +47,24 @@ pub struct Lanes {
     pub width: u32,
     pub jump: i64,
     pub align: u64,
+    pub max: u64,
+}
+
+/// No bound on a value (see `Lanes::max`).
+pub const UNBOUNDED: u64 = u64::MAX;
+
+/// `v` as a bound on `bits`-wide values: itself if it fits, else none.
+fn bound(v: Option<u64>, bits: u32) -> u64 {
+    match v {
+        Some(v) if bits >= 64 || v < (1u64 << bits) => v,
+        _ => UNBOUNDED,
+    }
+}
+
+/// Whether every value below or at `max` is non-negative as a signed
+/// `bits`-wide number.
+fn non_negative(max: u64, bits: u32) -> bool {
+    bits >= 1 && bits <= 64 && max < (1u64 << (bits - 1).min(63))
 }
 
 impl Lanes {
@@ -79,7 +100,12 @@ impl Lanes {
             width: 32,
             jump: 0,
             align,
+            max: UNBOUNDED,
         }
+    }
+
+    fn at_most(self, max: u64) -> Lanes {
+        Lanes { max, ..self }
     }
 
     /// With `extra` and `width` made canonical.
@@ -91,6 +117,7 @@ impl Lanes {
             width: if extra == 0 { 32 } else { self.width },
             jump: wrap(self.jump, bits),
             align: self.align,
+            max: self.max,
         }
     }
 }
@@ -167,7 +194,7 @@ impl Opnd {
                 } else {
                     (1u64 << v.trailing_zeros()).min(cap(bits))
                 };
-                Lanes::uniform(align)
+                Lanes::uniform(align).at_most(v)
             }
         }
     }
@@ -185,6 +212,7 @@ fn add(a: Lanes, b: Lanes, bits: u32) -> Option<Lanes> {
         width: a.width.min(b.width),
         jump: a.jump.wrapping_add(b.jump),
         align: a.align.min(b.align),
+        max: bound(a.max.checked_add(b.max), bits),
     }
     .norm(bits);
     (l.jump == 0 || l.extra == 0).then_some(l)
@@ -195,6 +223,7 @@ fn neg(a: Lanes, bits: u32) -> Lanes {
         stride: a.stride.wrapping_neg(),
         extra: a.extra.wrapping_neg(),
         jump: a.jump.wrapping_neg(),
+        max: UNBOUNDED,
         ..a
     }
     .norm(bits)
@@ -203,7 +232,7 @@ fn neg(a: Lanes, bits: u32) -> Lanes {
 fn mul_const(a: Lanes, c: u64, bits: u32) -> Lanes {
     let c = low(c, bits);
     if c == 0 {
-        return Lanes::uniform(cap(bits));
+        return Lanes::uniform(cap(bits)).at_most(0);
     }
     let scale = 1u64 << c.trailing_zeros().min(62);
     Lanes {
@@ -212,6 +241,7 @@ fn mul_const(a: Lanes, c: u64, bits: u32) -> Lanes {
         width: a.width,
         jump: a.jump.wrapping_mul(c as i64),
         align: a.align.saturating_mul(scale).min(cap(bits)),
+        max: bound(a.max.checked_mul(c), bits),
     }
     .norm(bits)
 }
@@ -219,9 +249,10 @@ fn mul_const(a: Lanes, c: u64, bits: u32) -> Lanes {
 fn mul(a: Opnd, b: Opnd, bits: u32) -> Option<Lanes> {
     match (a, b) {
         (x, Opnd::Imm(c)) | (Opnd::Imm(c), x) => Some(mul_const(x.lanes(bits), c, bits)),
-        (Opnd::Reg(x), Opnd::Reg(y)) if x.is_uniform() && y.is_uniform() => Some(Lanes::uniform(
-            x.align.saturating_mul(y.align).min(cap(bits)),
-        )),
+        (Opnd::Reg(x), Opnd::Reg(y)) if x.is_uniform() && y.is_uniform() => Some(
+            Lanes::uniform(x.align.saturating_mul(y.align).min(cap(bits)))
+                .at_most(bound(x.max.checked_mul(y.max), bits)),
+        ),
         _ => None,
     }
 }
@@ -243,8 +274,16 @@ fn widen(a: Opnd, from: u32, to: u32, signed: bool) -> Option<Opnd> {
         Opnd::Reg(l) => {
             let half = 1u64 << (from - 1).min(62);
             let align = l.align.min(cap(from));
-            if l.within(align.min(half)) {
+            // Every lane's value at most `max` < 2^(from-1), lanes less
+            // than 2^(from-1) apart: no lane's value wrapped, so they all
+            // extend to themselves (see `Lanes::max`).
+            let close = (0..32).all(|i| l.offset(i).unsigned_abs() < half);
+            if non_negative(l.max, from) && close {
                 return Some(Opnd::Reg(Lanes { align, ..l }));
+            }
+            if l.within(align.min(half)) {
+                let max = if signed { UNBOUNDED } else { l.max };
+                return Some(Opnd::Reg(Lanes { align, max, ..l }));
             }
             // The 32 values cross the jump point at most once: going up
             // past it, extension drops 2^from; going down (a reversed
@@ -262,6 +301,7 @@ fn widen(a: Opnd, from: u32, to: u32, signed: bool) -> Option<Opnd> {
                         to,
                     ),
                     align,
+                    max: UNBOUNDED,
                     ..l
                 })
             })
@@ -277,6 +317,7 @@ fn at_width(a: Opnd, rb: u32, bits: u32) -> Option<Opnd> {
         Opnd::Reg(l) if bits < rb => Some(Opnd::Reg(
             Lanes {
                 align: l.align.min(cap(bits)),
+                max: bound(Some(l.max), bits),
                 ..l
             }
             .norm(bits),
@@ -298,7 +339,13 @@ fn at_width(a: Opnd, rb: u32, bits: u32) -> Option<Opnd> {
 /// convergent depends on which branch conditions are uniform, hence the
 /// iteration.
 /// `liveness`: which registers are live where (see `uniform::liveness`).
-pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape, liveness: &Liveness) -> LaneForms {
+pub fn lane_forms(
+    m: &Module,
+    p: &Prepared,
+    shape: Shape,
+    grid_fits: bool,
+    liveness: &Liveness,
+) -> LaneForms {
     let at_entry = &liveness.at_entry;
     let f = &p.func;
     let n = f.regs.len();
@@ -380,7 +427,7 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape, liveness: &Liveness) -
                     m,
                     &f.blocks[b].insts[ix],
                     Reg(r as u32),
-                    shape,
+                    (shape, grid_fits),
                     &lat,
                     &reg_bits,
                 )
@@ -394,7 +441,14 @@ pub fn lane_forms(m: &Module, p: &Prepared, shape: Shape, liveness: &Liveness) -
                 };
                 for &(b, ix) in &def_at[r] {
                     let i = &f.blocks[b].insts[ix];
-                    acc = acc.meet(eval(m, i, Reg(r as u32), shape, &lat, &reg_bits));
+                    acc = acc.meet(eval(
+                        m,
+                        i,
+                        Reg(r as u32),
+                        (shape, grid_fits),
+                        &lat,
+                        &reg_bits,
+                    ));
                 }
                 // A jump's lane belongs to one definition.
                 match acc {
@@ -458,11 +512,22 @@ impl Lat {
         match (self, o) {
             (Lat::Top, x) | (x, Lat::Top) => x,
             (Lat::Form(a), Lat::Form(b)) if a == b => Lat::Form(a),
+            // Bounds that differ are dropped at once (not widened step by
+            // step: a loop counter would take 2^32 rounds).
             (Lat::Form(a), Lat::Form(b))
-                if Lanes { align: 0, ..a } == Lanes { align: 0, ..b } && a.jump == 0 =>
+                if Lanes {
+                    align: 0,
+                    max: 0,
+                    ..a
+                } == Lanes {
+                    align: 0,
+                    max: 0,
+                    ..b
+                } && a.jump == 0 =>
             {
                 Lat::Form(Lanes {
                     align: a.align.min(b.align),
+                    max: if a.max == b.max { a.max } else { UNBOUNDED },
                     ..a
                 })
             }
@@ -473,7 +538,14 @@ impl Lat {
 
 /// The form an (unguarded) instruction gives register `d` (one of its
 /// results), from its operands' current forms.
-fn eval(m: &Module, i: &Inst, d: Reg, shape: Shape, lat: &[Lat], reg_bits: &[u32]) -> Lat {
+fn eval(
+    m: &Module,
+    i: &Inst,
+    d: Reg,
+    (shape, grid_fits): (Shape, bool),
+    lat: &[Lat],
+    reg_bits: &[u32],
+) -> Lat {
     let k = &i.kind;
     let ds = defs(k);
     if uses(i).iter().any(|r| lat[r.0 as usize] == Lat::Top) {
@@ -493,7 +565,7 @@ fn eval(m: &Module, i: &Inst, d: Reg, shape: Shape, lat: &[Lat], reg_bits: &[u32
         Value::Imm(_) => 64,
     };
     if ds.len() == 1 {
-        if let Some((l, bits)) = affine_form(k, shape, &get, &rb) {
+        if let Some((l, bits)) = affine_form(k, shape, grid_fits, &get, &rb) {
             if bits == reg_bits[d.0 as usize] {
                 return Lat::Form(l);
             }
@@ -566,11 +638,23 @@ fn jump_from(k: &InstKind, forms: &[Option<Lanes>], reg_bits: &[u32]) -> Option<
     }
 }
 
+/// 2^k when `v` is the constant -2^k (k >= 1) at `bits`: an `and` with it
+/// clears the low k bits.
+fn high_mask(v: &Value, bits: u32) -> Option<u64> {
+    let Value::Imm(c) = *v else {
+        return None;
+    };
+    let low_bits = !low(c, bits) & low(u64::MAX, bits);
+    let block = low_bits.checked_add(1)?;
+    (low_bits != 0 && block.is_power_of_two() && low(c, bits) != 0).then_some(block)
+}
+
 /// The lane form of an instruction's single result and its width in bits,
 /// for the instructions that can give affine values.
 fn affine_form(
     k: &InstKind,
     shape: Shape,
+    grid_fits: bool,
     get: &dyn Fn(Value) -> Option<Opnd>,
     rb: &dyn Fn(Value) -> u32,
 ) -> Option<(Lanes, u32)> {
@@ -595,6 +679,34 @@ fn affine_form(
                     Value::Imm(k) => mul_const(a(0, b)?.lanes(b), 1u64 << low(*k, 32), b),
                     _ => return None,
                 },
+                // `x & -2^k` (round down to a multiple of 2^k, as compilers
+                // write `x - x % 2^k`).
+                IntOp::And if high_mask(args.get(1)?, b).is_some() => {
+                    let x = a(0, b)?.lanes(b);
+                    let block = high_mask(args.get(1)?, b)?;
+                    let max = x.max;
+                    if x.jump == 0 && x.within(x.align.min(block)) {
+                        // One block: lane 0's value rounded down, in all.
+                        Lanes::uniform(x.align.max(block).min(cap(b))).at_most(max)
+                    } else if x.jump == 0
+                        && x.extra == 0
+                        && x.stride == 1
+                        && x.align >= block
+                        && block < 32
+                    {
+                        // Consecutive lanes: rows of `block` lanes.
+                        Lanes {
+                            stride: 0,
+                            extra: block as i64,
+                            width: block as u32,
+                            jump: 0,
+                            align: x.align,
+                            max,
+                        }
+                    } else {
+                        return None;
+                    }
+                }
                 // Lanes inside one aligned block of 2^k: the shift is the
                 // same for all, the low bits count up from zero.
                 IntOp::Shr | IntOp::And => {
@@ -609,6 +721,18 @@ fn affine_form(
                         u64::from((c.wrapping_add(1)).trailing_zeros())
                     };
                     let block = 1u64.checked_shl(k as u32).filter(|_| k < u64::from(b))?;
+                    // A shift of a value known non-negative (or unsigned)
+                    // is bounded by the shifted bound; shifted to nothing,
+                    // it is zero (the sign of `gid` in `gid / 16`).
+                    let plain = !ty.is_signed() || non_negative(x.max, b);
+                    let max = match op {
+                        IntOp::Shr if plain => x.max >> k,
+                        IntOp::Shr => UNBOUNDED,
+                        _ => x.max.min(c),
+                    };
+                    if *op == IntOp::Shr && max == 0 {
+                        return Some((Lanes::uniform(cap(b)).at_most(0), b));
+                    }
                     // Lane 0's value is a multiple of `align`; the others
                     // stay below the next multiple, hence inside its block.
                     let inside = x.jump == 0 && x.within(x.align.min(block));
@@ -620,13 +744,20 @@ fn affine_form(
                         && x.stride == 1
                         && x.align >= block
                         && block < 32;
+                    // Lane 0's value over 2^k: a multiple of align / 2^k.
+                    let shifted = if x.align >= cap(b) {
+                        cap(b)
+                    } else {
+                        (x.align >> k).max(1)
+                    };
                     match op {
                         IntOp::Shr if rows => Lanes {
                             stride: 0,
                             extra: 1,
                             width: block as u32,
                             jump: 0,
-                            align: 1,
+                            align: shifted,
+                            max,
                         },
                         _ if rows && c == block - 1 => Lanes {
                             stride: 1,
@@ -634,12 +765,14 @@ fn affine_form(
                             width: block as u32,
                             jump: 0,
                             align: cap(b),
+                            max,
                         },
                         _ if !inside => return None,
-                        IntOp::Shr => Lanes::uniform(1),
+                        IntOp::Shr => Lanes::uniform(shifted).at_most(max),
                         // `and` with 2^k - 1 only.
                         _ if c == block - 1 => Lanes {
                             align: if x.align >= block { cap(b) } else { x.align },
+                            max,
                             ..x
                         },
                         _ => return None,
@@ -682,7 +815,14 @@ fn affine_form(
         } if *space != Space::Local => {
             // Adds or subtracts the space's base: unknown alignment.
             let l = arg(*src, *bits)?.lanes(*bits);
-            Some((Lanes { align: 1, ..l }, *bits))
+            Some((
+                Lanes {
+                    align: 1,
+                    max: UNBOUNDED,
+                    ..l
+                },
+                *bits,
+            ))
         }
         InstKind::ReadSpecial { sreg, .. } => {
             let [x, y, _] = shape;
@@ -697,6 +837,7 @@ fn affine_form(
                     width: x,
                     jump: 0,
                     align: cap(32),
+                    max: UNBOUNDED,
                 },
                 Special::Tid(1) if y == 1 => Lanes::uniform(cap(32)),
                 Special::Tid(1) if x % 32 == 0 => Lanes::uniform(1),
@@ -706,14 +847,35 @@ fn affine_form(
                     width: x,
                     jump: 0,
                     align: u64::from(32 / x),
+                    max: UNBOUNDED,
                 },
                 Special::Tid(2) if shape[2] == 1 => Lanes::uniform(cap(32)),
                 Special::Tid(2) if (x * y) % 32 == 0 => Lanes::uniform(1),
                 Special::Ntid(c) => Opnd::Imm(u64::from(shape[*c as usize])).lanes(32),
                 Special::LaneId => Lanes::affine(1, cap(32)),
+                // Grids are below 2^31 CTAs in x and 2^16 in y and z; code
+                // compiled for launches that keep `%ctaid * %ntid + %ntid`
+                // within 2^31 (see `grid_fits`) knows more.
+                Special::Ctaid(c) => {
+                    let d = *c as usize;
+                    let max = if grid_fits {
+                        (1u64 << 31) / u64::from(shape[d].max(1)) - 1
+                    } else if d == 0 {
+                        (1u64 << 31) - 2
+                    } else {
+                        (1u64 << 16) - 2
+                    };
+                    return Some((Lanes::uniform(1).at_most(max), 32));
+                }
                 _ => return None,
             };
-            Some((l, 32))
+            // `%tid`, `%laneid`: below the block's (the warp's) size.
+            let max = match sreg {
+                Special::Tid(c) => u64::from(shape[*c as usize].max(1)) - 1,
+                Special::LaneId => 31,
+                _ => l.max,
+            };
+            Some((l.at_most(max), 32))
         }
         _ => None,
     }
@@ -1081,6 +1243,7 @@ mod tests {
             width: 32,
             jump: -(1i64 << 32),
             align: 1,
+            max: UNBOUNDED,
         };
         let t = at_width(Opnd::Reg(j), 64, 32).unwrap().lanes(32);
         assert_eq!(t, Lanes::affine(4, 1));

@@ -62,6 +62,8 @@ pub struct CompiledKernel {
     /// The block shape the code is specialised for (`%ntid` constants,
     /// which `%tid` components are uniform or affine in a warp).
     shape: Shape,
+    /// Compiled for launches that `grid_fits` only.
+    grid_fits: bool,
     /// Real CTAs per warp (1: not packed; see `pack`).
     pack: u32,
     /// The kernel has `trap`, `vprintf` or `__assertfail` (host calls).
@@ -96,13 +98,26 @@ impl CompiledKernel {
     }
 }
 
+/// Whether a launch of `grid` CTAs of `block` threads keeps every
+/// `%ctaid * %ntid + %ntid` (per dimension) at most 2^31 - 32: then a
+/// thread's linear index in 32-bit `int` arithmetic is never negative, and
+/// code compiled with `grid_fits` knows it (`gid / 16` is a shift, `gid %
+/// 16` a mask; see `lanes::Lanes::max`). The 32 covers the rounding of
+/// CTAs packed into warps (see `pack`). Launches that do not fit run code
+/// compiled without that knowledge.
+pub fn grid_fits(block: Shape, grid: [u32; 3]) -> bool {
+    (0..3).all(|d| u64::from(grid[d]) * u64::from(block[d]) + 32 <= 1 << 31)
+}
+
 /// Compile `kernel` of `m` for blocks of `shape`, or say why the backend
 /// cannot; with `disk`, reuse or store its machine code there. Blocks
 /// narrower than a warp share it when the kernel allows (see `pack`).
+/// With `grid_fits`, the code is only for launches `grid_fits` accepts.
 pub fn compile(
     m: &Module,
     kernel: FuncId,
     shape: Shape,
+    grid_fits: bool,
     disk: Option<&std::path::Path>,
 ) -> Result<CompiledKernel, Unsupported> {
     // No code for shapes no launch can have (the launch reports them).
@@ -112,11 +127,11 @@ pub fn compile(
     }
     if let Some(p) = pack::per_warp(shape).filter(|_| packing_enabled()) {
         // A kernel that does not qualify compiles unpacked.
-        if let Ok(k) = compile_as(m, kernel, shape, Some(p), disk) {
+        if let Ok(k) = compile_as(m, kernel, shape, grid_fits, Some(p), disk) {
             return Ok(k);
         }
     }
-    compile_as(m, kernel, shape, None, disk)
+    compile_as(m, kernel, shape, grid_fits, None, disk)
 }
 
 /// `WARPFOLD_PACK=off` keeps one CTA per warp (for comparisons).
@@ -128,6 +143,7 @@ fn compile_as(
     m: &Module,
     kernel: FuncId,
     shape: Shape,
+    grid_fits: bool,
     pack: Option<u32>,
     disk: Option<&std::path::Path>,
 ) -> Result<CompiledKernel, Unsupported> {
@@ -147,7 +163,7 @@ fn compile_as(
     // inline; finding them needs the kernel split everywhere first.
     let split = prepare::prepare(m, kernel, packed, &|_| true)?;
     let liveness = uniform::liveness(&split);
-    let convergent = lanes::lane_forms(m, &split, code_shape, &liveness).convergent;
+    let convergent = lanes::lane_forms(m, &split, code_shape, grid_fits, &liveness).convergent;
     if packed.is_some() {
         // The real CTAs of a warp must never wait for each other.
         for b in &split.order {
@@ -168,7 +184,7 @@ fn compile_as(
         !convergent.get(b.0 as usize).copied().unwrap_or(false)
     })?;
     let (cpu, features) = jit::host();
-    let e = emit::emit(m, &p, &layout, code_shape, cpu, features)?;
+    let e = emit::emit(m, &p, &layout, code_shape, grid_fits, cpu, features)?;
     if let Some(dir) = std::env::var_os("WARPFOLD_DUMP_LLVM") {
         // For people looking at generated code: one .ll per kernel.
         let _ = std::fs::write(
@@ -231,6 +247,7 @@ fn compile_as(
         name: f.name.clone(),
         kernel,
         shape,
+        grid_fits,
         pack: pack.unwrap_or(1),
         host_calls,
         bar_ids,
@@ -260,6 +277,12 @@ pub fn launch(
         return Err(ExecError::BadLaunch(format!(
             "kernel `{}` was compiled for blocks of {:?}, launched with {:?}",
             k.name, k.shape, cfg.block
+        )));
+    }
+    if k.grid_fits && !grid_fits(cfg.block, cfg.grid) {
+        return Err(ExecError::BadLaunch(format!(
+            "kernel `{}` was compiled for grids of at most 2^31 threads per dimension, launched with {:?} blocks",
+            k.name, cfg.grid
         )));
     }
     let bad = |m: String| Err(ExecError::BadLaunch(format!("kernel `{}`: {m}", k.name)));
@@ -798,8 +821,9 @@ fn release_counted(
 /// Compiled kernels of one module, in memory; machine code also goes to
 /// the disk cache folder, if any.
 pub struct Cache {
-    map:
-        Mutex<std::collections::HashMap<(FuncId, Shape), Arc<Result<CompiledKernel, Unsupported>>>>,
+    map: Mutex<
+        std::collections::HashMap<(FuncId, Shape, bool), Arc<Result<CompiledKernel, Unsupported>>>,
+    >,
     disk: Option<std::path::PathBuf>,
 }
 
@@ -825,25 +849,42 @@ impl Cache {
         }
     }
 
+    /// The code for blocks of `shape` and launches that `grid_fits` (or
+    /// any launch), compiled on first use.
     pub fn get_or_compile(
         &self,
         m: &Module,
         kernel: FuncId,
         shape: Shape,
+        grid_fits: bool,
     ) -> Arc<Result<CompiledKernel, Unsupported>> {
-        if let Some(c) = self
-            .map
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&(kernel, shape))
-        {
+        let key = (kernel, shape, grid_fits);
+        if let Some(c) = self.map.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
             return c.clone();
         }
-        let c = Arc::new(compile(m, kernel, shape, self.disk.as_deref()));
+        let c = Arc::new(compile(m, kernel, shape, grid_fits, self.disk.as_deref()));
         self.map
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert((kernel, shape), c.clone());
+            .insert(key, c.clone());
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid_fits;
+
+    #[test]
+    fn grids_fit_up_to_2_pow_31_threads_per_dimension_less_a_warp() {
+        // 2^21 - 1 CTAs of 1024: 2^31 - 1024 threads.
+        assert!(grid_fits([1024, 1, 1], [(1 << 21) - 1, 1, 1]));
+        assert!(!grid_fits([1024, 1, 1], [1 << 21, 1, 1]));
+        // Packed CTAs round up to whole warps: 32 threads of slack.
+        assert!(grid_fits([16, 1, 1], [((1 << 31) - 32) / 16, 1, 1]));
+        assert!(!grid_fits([16, 1, 1], [((1 << 31) - 32) / 16 + 1, 1, 1]));
+        // y and z can never exceed it (65535 CTAs of at most 1024).
+        assert!(grid_fits([1, 1024, 1], [1, 65535, 1]));
+        assert!(grid_fits([1, 1, 64], [1, 1, 65535]));
     }
 }

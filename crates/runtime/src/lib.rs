@@ -475,7 +475,7 @@ impl Kernel {
         };
         let dev = &self.module.device;
         if backend == Backend::Cpu {
-            if let Ok(k) = &*self.compiled(block) {
+            if let Ok(k) = &*self.compiled_for(block, grid) {
                 return Ok(warpfold_cpu::launch(
                     k,
                     &self.module.instance,
@@ -498,22 +498,46 @@ impl Kernel {
 
     /// The compiled form of this kernel (compiled on first use and cached),
     /// or why the cpu backend cannot compile it; then launches fall back to
-    /// the interpreter. Code is specialised for one block shape: `block`.
+    /// the interpreter. Code is specialised for one block shape: `block`
+    /// (and for grids of under 2^31 threads per dimension, as nearly all
+    /// are; see [`Kernel::compiled_for`]).
     pub fn compiled(
         &self,
         block: [u32; 3],
     ) -> Arc<std::result::Result<warpfold_cpu::CompiledKernel, warpfold_cpu::Unsupported>> {
+        self.compiled_for(block, [1, 1, 1])
+    }
+
+    /// As [`Kernel::compiled`], for launches of `grid` blocks: code that
+    /// knows a thread's linear index fits in an `int` where the grid is
+    /// small enough (see `warpfold_cpu::grid_fits`), else code for any grid.
+    pub fn compiled_for(
+        &self,
+        block: [u32; 3],
+        grid: [u32; 3],
+    ) -> Arc<std::result::Result<warpfold_cpu::CompiledKernel, warpfold_cpu::Unsupported>> {
+        let fits = warpfold_cpu::grid_fits(block, grid);
         self.module
             .compiled
-            .get_or_compile(&self.module.ir, self.id, block)
+            .get_or_compile(&self.module.ir, self.id, block, fits)
     }
 
     /// The backend launches of this kernel with blocks of `block` use, and
     /// why when it is not the device's.
     pub fn effective_backend(&self, block: [u32; 3]) -> (Backend, Option<String>) {
+        self.effective_backend_for(block, [1, 1, 1])
+    }
+
+    /// As [`Kernel::effective_backend`], for launches of `grid` blocks
+    /// (compiling the code those launches run, see [`Kernel::compiled_for`]).
+    pub fn effective_backend_for(
+        &self,
+        block: [u32; 3],
+        grid: [u32; 3],
+    ) -> (Backend, Option<String>) {
         match self.module.device.backend {
             Backend::Interp => (Backend::Interp, None),
-            Backend::Cpu => match &*self.compiled(block) {
+            Backend::Cpu => match &*self.compiled_for(block, grid) {
                 Ok(_) => (Backend::Cpu, None),
                 Err(e) => (Backend::Interp, Some(e.to_string())),
             },

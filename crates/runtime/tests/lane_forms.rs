@@ -567,3 +567,87 @@ fn reversed_indices_load_and_store_in_reverse_lane_order() {
         }
     }
 }
+
+/// (q, r, table value) as `split_index` writes them for thread `t` of CTA
+/// `c` (C's truncating division of the wrapped 32-bit index).
+fn split(c: u32, ntid: u32, t: u32, table: &[u32]) -> [u32; 3] {
+    let gid = c.wrapping_mul(ntid).wrapping_add(t) as i32;
+    let (q, r) = (gid / 16, gid % 16);
+    let v = table.get(gid as usize).copied().unwrap_or(0);
+    [q as u32, r as u32, v]
+}
+
+#[test]
+fn signed_index_split_by_sixteen_in_small_grids() {
+    let (grid, block) = (7u32, 96u32);
+    let table: Vec<u32> = (0..grid * block)
+        .map(|i| i.wrapping_mul(2654435761))
+        .collect();
+    let want: Vec<u32> = (0..grid)
+        .flat_map(|c| (0..block).flat_map(move |t| split(c, block, t, &[])))
+        .collect();
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed((grid * block * 12) as usize).unwrap();
+        let tab = dev.buffer_from(&table).unwrap();
+        kernel(&m, "split_index", backend, [block, 1, 1])
+            .launch(
+                [grid, 1, 1],
+                [block, 1, 1],
+                0,
+                &[
+                    Arg::Buffer(&out),
+                    Arg::Buffer(&tab),
+                    Arg::U32(0),
+                    Arg::U32(1),
+                ],
+            )
+            .unwrap();
+        let got = u32s(&out);
+        for (i, (g, w)) in got.chunks(3).zip(want.chunks(3)).enumerate() {
+            let value = table[i];
+            assert_eq!(g, [w[0], w[1], value], "{backend:?} thread {i}");
+        }
+    }
+}
+
+/// Past 2^31 threads in x a thread's `int` index wraps negative: the
+/// launch must run code compiled without the small-grid knowledge (that
+/// code would round q down and leave r non-negative). Only the last CTAs
+/// write; the interpreter would take minutes over 2^31 threads.
+#[test]
+fn signed_index_split_by_sixteen_past_2_pow_31_threads() {
+    let block = 1024u32;
+    let from = (1u32 << 21) - 1; // the last CTA below 2^31 threads, then two past it
+    let grid = from + 3;
+    let dev = Device::new().with_backend(Backend::Cpu);
+    let m = module(&dev);
+    let k = kernel(&m, "split_index", Backend::Cpu, [block, 1, 1]);
+    let (used, why) = k.effective_backend_for([block, 1, 1], [grid, 1, 1]);
+    assert_eq!(used, Backend::Cpu, "{why:?}");
+    let out = dev.buffer_zeroed((3 * block * 12) as usize).unwrap();
+    let tab = dev.buffer_zeroed(64).unwrap();
+    k.launch(
+        [grid, 1, 1],
+        [block, 1, 1],
+        0,
+        &[
+            Arg::Buffer(&out),
+            Arg::Buffer(&tab),
+            Arg::U32(from),
+            Arg::U32(0),
+        ],
+    )
+    .unwrap();
+    let want: Vec<u32> = (from..grid)
+        .flat_map(|c| (0..block).flat_map(move |t| split(c, block, t, &[])))
+        .collect();
+    let got = u32s(&out);
+    for (i, (g, w)) in got.chunks(3).zip(want.chunks(3)).enumerate() {
+        assert_eq!(g, w, "thread {i} of the last CTAs");
+    }
+    assert!(
+        want.chunks(3).any(|w| (w[1] as i32) < 0),
+        "some index is negative"
+    );
+}
