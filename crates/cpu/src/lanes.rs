@@ -406,6 +406,17 @@ pub fn lane_forms(
         }
     }
     let parks = cfg.parking(f, p, &liveness.live_in);
+    // Registers holding one constant wherever they are read (a single
+    // move of it dominates every use): operands as good as immediates
+    // (packing turns `%ntid.x` into such a move, and `ctaid * ntid` must
+    // still scale rows of lanes).
+    let consts = crate::uniform::constants(f);
+    let konst: Vec<Option<u64>> = (0..n)
+        .map(|r| {
+            let c = consts.get(&Reg(r as u32)).copied().filter(|_| single[r])?;
+            Some(low(c, reg_bits[r]))
+        })
+        .collect();
     let mut lat = vec![Lat::Top; n];
     let uniform_in = |lat: &[Lat], r: Reg| match lat[r.0 as usize] {
         Lat::Top => true,
@@ -428,7 +439,7 @@ pub fn lane_forms(
                     &f.blocks[b].insts[ix],
                     Reg(r as u32),
                     (shape, grid_fits),
-                    &lat,
+                    (&lat, &konst),
                     &reg_bits,
                 )
             } else if def_at[r].iter().all(|(b, _)| conv[b.0 as usize]) {
@@ -446,7 +457,7 @@ pub fn lane_forms(
                         i,
                         Reg(r as u32),
                         (shape, grid_fits),
-                        &lat,
+                        (&lat, &konst),
                         &reg_bits,
                     ));
                 }
@@ -543,7 +554,7 @@ fn eval(
     i: &Inst,
     d: Reg,
     (shape, grid_fits): (Shape, bool),
-    lat: &[Lat],
+    (lat, konst): (&[Lat], &[Option<u64>]),
     reg_bits: &[u32],
 ) -> Lat {
     let k = &i.kind;
@@ -554,8 +565,9 @@ fn eval(
     let get = |v: Value| -> Option<Opnd> {
         match v {
             Value::Imm(x) => Some(Opnd::Imm(x)),
-            Value::Reg(r) => match lat[r.0 as usize] {
-                Lat::Form(l) => Some(Opnd::Reg(l)),
+            Value::Reg(r) => match (konst[r.0 as usize], lat[r.0 as usize]) {
+                (Some(c), _) => Some(Opnd::Imm(c)),
+                (None, Lat::Form(l)) => Some(Opnd::Reg(l)),
                 _ => None,
             },
         }

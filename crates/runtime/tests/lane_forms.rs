@@ -579,34 +579,49 @@ fn split(c: u32, ntid: u32, t: u32, table: &[u32]) -> [u32; 3] {
 
 #[test]
 fn signed_index_split_by_sixteen_in_small_grids() {
-    let (grid, block) = (7u32, 96u32);
-    let table: Vec<u32> = (0..grid * block)
-        .map(|i| i.wrapping_mul(2654435761))
-        .collect();
-    let want: Vec<u32> = (0..grid)
-        .flat_map(|c| (0..block).flat_map(move |t| split(c, block, t, &[])))
-        .collect();
-    for (backend, dev) in devices() {
-        let m = module(&dev);
-        let out = dev.buffer_zeroed((grid * block * 12) as usize).unwrap();
-        let tab = dev.buffer_from(&table).unwrap();
-        kernel(&m, "split_index", backend, [block, 1, 1])
-            .launch(
-                [grid, 1, 1],
-                [block, 1, 1],
-                0,
-                &[
-                    Arg::Buffer(&out),
-                    Arg::Buffer(&tab),
-                    Arg::U32(0),
-                    Arg::U32(1),
-                ],
-            )
-            .unwrap();
-        let got = u32s(&out);
-        for (i, (g, w)) in got.chunks(3).zip(want.chunks(3)).enumerate() {
-            let value = table[i];
-            assert_eq!(g, [w[0], w[1], value], "{backend:?} thread {i}");
+    // 16 and 8: CTAs packed two and four to a warp (`%ntid.x` a constant
+    // register there).
+    for (grid, block) in [(7u32, 96u32), (9, 16), (13, 8)] {
+        let table: Vec<u32> = (0..grid * block)
+            .map(|i| i.wrapping_mul(2654435761))
+            .collect();
+        let want: Vec<u32> = (0..grid)
+            .flat_map(|c| (0..block).flat_map(move |t| split(c, block, t, &[])))
+            .collect();
+        for (backend, dev) in devices() {
+            let m = module(&dev);
+            if backend == Backend::Cpu {
+                let k = m.kernel("split_index").unwrap();
+                let per_warp = match &*k.compiled([block, 1, 1]) {
+                    Ok(c) => c.ctas_per_warp(),
+                    Err(e) => panic!("{e}"),
+                };
+                assert_eq!(per_warp, (32 / block).max(1), "block {block}");
+            }
+            let out = dev.buffer_zeroed((grid * block * 12) as usize).unwrap();
+            let tab = dev.buffer_from(&table).unwrap();
+            kernel(&m, "split_index", backend, [block, 1, 1])
+                .launch(
+                    [grid, 1, 1],
+                    [block, 1, 1],
+                    0,
+                    &[
+                        Arg::Buffer(&out),
+                        Arg::Buffer(&tab),
+                        Arg::U32(0),
+                        Arg::U32(1),
+                    ],
+                )
+                .unwrap();
+            let got = u32s(&out);
+            for (i, (g, w)) in got.chunks(3).zip(want.chunks(3)).enumerate() {
+                let value = table[i];
+                assert_eq!(
+                    g,
+                    [w[0], w[1], value],
+                    "{backend:?} block {block} thread {i}"
+                );
+            }
         }
     }
 }
