@@ -366,7 +366,8 @@ fn load_object(obj: &[u8], helpers: &[(&str, usize)]) -> Result<CtaFn, Unsupport
     }
 }
 
-/// The end of the memory mapping holding `addr` (from `/proc/self/maps`).
+/// The start and end of the memory mapping holding `addr` (from
+/// `/proc/self/maps`).
 fn mapping_of(addr: u64) -> Option<(u64, u64)> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
     maps.lines().find_map(|l| {

@@ -277,8 +277,8 @@ fn widen(a: Opnd, from: u32, to: u32, signed: bool) -> Option<Opnd> {
             // Every lane's value at most `max` < 2^(from-1), lanes less
             // than 2^(from-1) apart: no lane's value wrapped, so they all
             // extend to themselves (see `Lanes::max`).
-            let close = (0..32).all(|i| l.offset(i).unsigned_abs() < half);
-            if non_negative(l.max, from) && close {
+            let close = || (0..32).all(|i| l.offset(i).unsigned_abs() < half);
+            if non_negative(l.max, from) && close() {
                 return Some(Opnd::Reg(Lanes { align, ..l }));
             }
             if l.within(align.min(half)) {
@@ -650,15 +650,12 @@ fn jump_from(k: &InstKind, forms: &[Option<Lanes>], reg_bits: &[u32]) -> Option<
     }
 }
 
-/// 2^k when `v` is the constant -2^k (k >= 1) at `bits`: an `and` with it
-/// clears the low k bits.
-fn high_mask(v: &Value, bits: u32) -> Option<u64> {
-    let Value::Imm(c) = *v else {
-        return None;
-    };
-    let low_bits = !low(c, bits) & low(u64::MAX, bits);
+/// 2^k when `c` (below 2^`bits`) is -2^k (k >= 1) at `bits`: an `and`
+/// with it clears the low k bits.
+fn high_mask(c: u64, bits: u32) -> Option<u64> {
+    let low_bits = !c & low(u64::MAX, bits);
     let block = low_bits.checked_add(1)?;
-    (low_bits != 0 && block.is_power_of_two() && low(c, bits) != 0).then_some(block)
+    (low_bits != 0 && block.is_power_of_two() && c != 0).then_some(block)
 }
 
 /// The lane form of an instruction's single result and its width in bits,
@@ -691,46 +688,25 @@ fn affine_form(
                     Value::Imm(k) => mul_const(a(0, b)?.lanes(b), 1u64 << low(*k, 32), b),
                     _ => return None,
                 },
-                // `x & -2^k` (round down to a multiple of 2^k, as compilers
-                // write `x - x % 2^k`).
-                IntOp::And if high_mask(args.get(1)?, b).is_some() => {
-                    let x = a(0, b)?.lanes(b);
-                    let block = high_mask(args.get(1)?, b)?;
-                    let max = x.max;
-                    if x.jump == 0 && x.within(x.align.min(block)) {
-                        // One block: lane 0's value rounded down, in all.
-                        Lanes::uniform(x.align.max(block).min(cap(b))).at_most(max)
-                    } else if x.jump == 0
-                        && x.extra == 0
-                        && x.stride == 1
-                        && x.align >= block
-                        && block < 32
-                    {
-                        // Consecutive lanes: rows of `block` lanes.
-                        Lanes {
-                            stride: 0,
-                            extra: block as i64,
-                            width: block as u32,
-                            jump: 0,
-                            align: x.align,
-                            max,
-                        }
-                    } else {
-                        return None;
-                    }
-                }
                 // Lanes inside one aligned block of 2^k: the shift is the
-                // same for all, the low bits count up from zero.
+                // same for all, the low bits count up from zero, clearing
+                // them (`and` with -2^k, as compilers write `x - x % 2^k`)
+                // rounds all down alike.
                 IntOp::Shr | IntOp::And => {
                     let x = a(0, b)?.lanes(b);
                     let Value::Imm(c) = *args.get(1)? else {
                         return None;
                     };
                     let c = low(c, b);
-                    let k = if *op == IntOp::Shr {
-                        c
+                    let clear = if *op == IntOp::And {
+                        high_mask(c, b)
                     } else {
-                        u64::from((c.wrapping_add(1)).trailing_zeros())
+                        None
+                    };
+                    let k = match (op, clear) {
+                        (IntOp::Shr, _) => c,
+                        (_, Some(block)) => u64::from(block.trailing_zeros()),
+                        _ => u64::from((c.wrapping_add(1)).trailing_zeros()),
                     };
                     let block = 1u64.checked_shl(k as u32).filter(|_| k < u64::from(b))?;
                     // A shift of a value known non-negative (or unsigned)
@@ -740,6 +716,7 @@ fn affine_form(
                     let max = match op {
                         IntOp::Shr if plain => x.max >> k,
                         IntOp::Shr => UNBOUNDED,
+                        _ if clear.is_some() => x.max,
                         _ => x.max.min(c),
                     };
                     if *op == IntOp::Shr && max == 0 {
@@ -763,6 +740,20 @@ fn affine_form(
                         (x.align >> k).max(1)
                     };
                     match op {
+                        // One block: lane 0's value rounded down, in all.
+                        _ if clear.is_some() && inside => {
+                            Lanes::uniform(x.align.max(block).min(cap(b))).at_most(max)
+                        }
+                        // Consecutive lanes: rows of `block` lanes.
+                        _ if clear.is_some() && rows => Lanes {
+                            stride: 0,
+                            extra: block as i64,
+                            width: block as u32,
+                            jump: 0,
+                            align: x.align,
+                            max,
+                        },
+                        _ if clear.is_some() => return None,
                         IntOp::Shr if rows => Lanes {
                             stride: 0,
                             extra: 1,
