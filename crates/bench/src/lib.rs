@@ -191,6 +191,12 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
             times.push(t.elapsed().as_secs_f64() * 1e3);
         }
     }
+    if std::env::var_os("WARPFOLD_BENCH_TIMES").is_some() {
+        // Every launch in order: drift over a run (caches, page
+        // promotion, a busy neighbour) hides behind the median.
+        let ms: Vec<String> = times.iter().map(|t| format!("{t:.3}")).collect();
+        eprintln!("{name}: launch times (ms): {}", ms.join(" "));
+    }
     times.sort_by(f64::total_cmp);
     let (out, is_int) = &buffers[out_index];
     let sum: f64 = if *is_int {

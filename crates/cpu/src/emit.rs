@@ -182,7 +182,14 @@ pub(crate) fn sc(bits: u32, v: u64) -> String {
     if v == 0 {
         return "zeroinitializer".into();
     }
-    let lit = if bits == 1 {
+    let lit = wrap_lit(bits, v);
+    let items: Vec<String> = (0..W).map(|_| format!("i{bits} {lit}")).collect();
+    format!("<{}>", items.join(", "))
+}
+
+/// `v` as an LLVM literal of type `i{bits}`.
+fn wrap_lit(bits: u32, v: u64) -> String {
+    if bits == 1 {
         if v & 1 == 1 {
             "true".to_string()
         } else {
@@ -192,9 +199,7 @@ pub(crate) fn sc(bits: u32, v: u64) -> String {
         (((v << (64 - bits)) as i64) >> (64 - bits)).to_string()
     } else {
         (v as i64).to_string()
-    };
-    let items: Vec<String> = (0..W).map(|_| format!("i{bits} {lit}")).collect();
-    format!("<{}>", items.join(", "))
+    }
 }
 
 /// A constant float splat (`lit` in LLVM's float syntax).
@@ -356,21 +361,29 @@ impl<'a> Gen<'a> {
                     a
                 };
                 let ext = if signed { "sext" } else { "zext" };
-                let a = self.def(&format!("{ext} i{bits} {a} to i128"));
-                let k = if stride > 0 {
+                // Wide enough for the bound and every value: i64 up to 32 bits
+                // (shorter code than i128's register pairs).
+                let wide = if bits <= 32 { 64 } else { 128 };
+                let a = self.def(&format!("{ext} i{bits} {a} to i{wide}"));
+                // Lane 0 never jumps (its value is the start of the count),
+                // so k >= 1: computed as 1 + (k - 1) with no unsigned
+                // wrap, LLVM sees that and drops the jump from lane 0's
+                // value, the scalar every affine use starts from.
+                let before = if stride > 0 {
+                    // k - 1 = ceil((bound - a) / stride) - 1 with
+                    // bound - a >= 1.
                     let bound: u128 = if signed { 1 << (bits - 1) } else { 1 << bits };
-                    let num = self.def(&format!("sub i128 {bound}, {a}"));
-                    let up = self.def(&format!("add i128 {num}, {}", stride - 1));
-                    self.def(&format!("udiv i128 {up}, {stride}"))
+                    let num = self.def(&format!("sub i{wide} {}, {a}", bound - 1));
+                    self.def(&format!("udiv i{wide} {num}, {stride}"))
                 } else {
                     let low: u128 = if signed { 1 << (bits - 1) } else { 0 };
-                    let num = self.def(&format!("add i128 {a}, {low}"));
-                    let q = self.def(&format!("udiv i128 {num}, {}", stride.unsigned_abs()));
-                    self.def(&format!("add i128 {q}, 1"))
+                    let num = self.def(&format!("add i{wide} {a}, {low}"));
+                    self.def(&format!("udiv i{wide} {num}, {}", stride.unsigned_abs()))
                 };
-                let big = self.def(&format!("icmp ugt i128 {k}, 32"));
-                let k = self.def(&format!("select i1 {big}, i128 32, i128 {k}"));
-                self.def(&format!("trunc i128 {k} to i32"))
+                let big = self.def(&format!("icmp ugt i{wide} {before}, 31"));
+                let before = self.def(&format!("select i1 {big}, i{wide} 31, i{wide} {before}"));
+                let before = self.def(&format!("trunc i{wide} {before} to i32"));
+                self.def(&format!("add nuw nsw i32 {before}, 1"))
             }
             None => "32".into(),
         }
@@ -572,10 +585,16 @@ impl<'a> Gen<'a> {
                         let k = self.load_scalar(&format!("k{}", r.0), "i32");
                         let ks = self.splat("i32", &k);
                         let on = self.def(&format!("icmp uge <32 x i32> {}, {ks}", iota(32)));
+                        // Lane 0 never jumps (k >= 1): its zero lets LLVM
+                        // take lane 0's value without the comparison.
                         let j = self.def(&format!(
                             "select <32 x i1> {on}, {} {}, {} zeroinitializer",
                             vt(rb),
-                            sc(rb, l.jump as u64),
+                            sc(rb, l.jump as u64).replacen(
+                                &format!("i{rb} {}", wrap_lit(rb, l.jump as u64)),
+                                &format!("i{rb} 0"),
+                                1
+                            ),
                             vt(rb)
                         ));
                         self.def(&format!("add {} {v}, {j}", vt(rb)))
