@@ -202,6 +202,17 @@ fn wrap_lit(bits: u32, v: u64) -> String {
     }
 }
 
+/// The jump `j` of a form in every lane but lane 0, which never jumps
+/// (its lane k >= 1): the zero there lets LLVM take lane 0's value, the
+/// scalar every affine use starts from, without the lane comparison.
+fn jump_steps(bits: u32, j: u64) -> String {
+    let lit = wrap_lit(bits, j);
+    let items: Vec<String> = (0..W)
+        .map(|i| format!("i{bits} {}", if i == 0 { "0" } else { &lit }))
+        .collect();
+    format!("<{}>", items.join(", "))
+}
+
 /// A constant float splat (`lit` in LLVM's float syntax).
 pub(crate) fn fsplat(t: Ty, lit: &str) -> String {
     let items: Vec<String> = (0..W).map(|_| format!("{} {lit}", fty(t))).collect();
@@ -366,12 +377,10 @@ impl<'a> Gen<'a> {
                 let wide = if bits <= 32 { 64 } else { 128 };
                 let a = self.def(&format!("{ext} i{bits} {a} to i{wide}"));
                 // Lane 0 never jumps (its value is the start of the count),
-                // so k >= 1: computed as 1 + (k - 1) with no unsigned
-                // wrap, LLVM sees that and drops the jump from lane 0's
-                // value, the scalar every affine use starts from.
+                // so k >= 1: counted as 1 + the lanes before the jump past
+                // lane 0, clamped to 31.
                 let before = if stride > 0 {
-                    // k - 1 = ceil((bound - a) / stride) - 1 with
-                    // bound - a >= 1.
+                    // ceil((bound - a) / stride) - 1 with bound - a >= 1.
                     let bound: u128 = if signed { 1 << (bits - 1) } else { 1 << bits };
                     let num = self.def(&format!("sub i{wide} {}, {a}", bound - 1));
                     self.def(&format!("udiv i{wide} {num}, {stride}"))
@@ -585,16 +594,10 @@ impl<'a> Gen<'a> {
                         let k = self.load_scalar(&format!("k{}", r.0), "i32");
                         let ks = self.splat("i32", &k);
                         let on = self.def(&format!("icmp uge <32 x i32> {}, {ks}", iota(32)));
-                        // Lane 0 never jumps (k >= 1): its zero lets LLVM
-                        // take lane 0's value without the comparison.
                         let j = self.def(&format!(
                             "select <32 x i1> {on}, {} {}, {} zeroinitializer",
                             vt(rb),
-                            sc(rb, l.jump as u64).replacen(
-                                &format!("i{rb} {}", wrap_lit(rb, l.jump as u64)),
-                                &format!("i{rb} 0"),
-                                1
-                            ),
+                            jump_steps(rb, l.jump as u64),
                             vt(rb)
                         ));
                         self.def(&format!("add {} {v}, {j}", vt(rb)))
