@@ -81,7 +81,10 @@ pub mod env {
     /// count expected (0: all) [16..32]; [32] != 0 when one barrier was
     /// used with two different counts.
     pub const BARS: usize = 26;
-    pub const LEN: usize = 27;
+    /// Non-zero: whole-warp contiguous global stores are non-temporal
+    /// (see `ExecOptions::streaming_stores`).
+    pub const STREAM: usize = 27;
+    pub const LEN: usize = 28;
 }
 
 /// Helper kinds called per lane for operations without an inline form.

@@ -134,6 +134,53 @@ pub fn compile(
     compile_as(m, kernel, shape, grid_fits, None, disk)
 }
 
+/// `WARPFOLD_STREAMING_STORES=on|off` forces non-temporal stores on or
+/// off where `ExecOptions::streaming_stores` leaves it to the launch size.
+fn streaming_knob() -> Option<bool> {
+    static KNOB: std::sync::OnceLock<Option<bool>> = std::sync::OnceLock::new();
+    *KNOB.get_or_init(
+        || match std::env::var("WARPFOLD_STREAMING_STORES").ok().as_deref() {
+            Some("on") => Some(true),
+            Some("off") => Some(false),
+            _ => None,
+        },
+    )
+}
+
+/// Bytes of the CPU's last-level cache (32 MiB if the OS does not say).
+fn last_level_cache() -> u64 {
+    static LLC: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LLC.get_or_init(|| {
+        let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
+        (0..8)
+            .filter_map(|i| std::fs::read_to_string(dir.join(format!("index{i}/size"))).ok())
+            .filter_map(|s| {
+                let s = s.trim();
+                let (num, unit) =
+                    s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+                let n: u64 = num.parse().ok()?;
+                Some(match unit {
+                    "K" => n << 10,
+                    "M" => n << 20,
+                    "G" => n << 30,
+                    _ => n,
+                })
+            })
+            .max()
+            .unwrap_or(32 << 20)
+    })
+}
+
+/// Orders this thread's earlier non-temporal stores before its later
+/// stores (and so before the launch's completion is published).
+fn store_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `sfence` has no operands and no preconditions.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+}
+
 /// `WARPFOLD_PACK=off` keeps one CTA per warp (for comparisons).
 fn packing_enabled() -> bool {
     std::env::var("WARPFOLD_PACK").map_or(true, |v| v != "off")
@@ -325,6 +372,10 @@ pub fn launch(
             }
         }
     }
+    let streaming = opts
+        .streaming_stores
+        .or_else(streaming_knob)
+        .unwrap_or_else(|| total.saturating_mul(nthreads * 4) > last_level_cache());
     // Compiled loops poll the cancel flag; keep it on a cache line of its
     // own, away from the CTA counters the workers update.
     let cancel_line = Box::new(CacheLine(AtomicU32::new(0)));
@@ -350,7 +401,7 @@ pub fn launch(
     let memory = k.host_calls.then(|| mem.snapshot());
     let memory = &memory;
     // One worker's share: CTAs taken a chunk at a time until none is left.
-    let work = |w: usize| {
+    let share = |w: usize| {
         // A packed warp holds P real CTAs' shared memory, one share apart.
         let shared_len = if pack > 1 {
             pack * pack::share(&k.layout)
@@ -399,6 +450,7 @@ pub fn launch(
         envv[env::CANCEL] = cancel as *const AtomicU32 as u64;
         envv[env::TID] = tids.as_ptr() as u64;
         envv[env::DESCS] = k.desc_table.as_ptr() as u64;
+        envv[env::STREAM] = u64::from(streaming);
         let range = |p: *const u8, len: usize| p as u64..p as u64 + len as u64;
         let host = memory.as_ref().map(|m| helpers::Host {
             memory: m.clone(),
@@ -498,6 +550,14 @@ pub fn launch(
                 stop.store(true, Ordering::Relaxed);
                 return;
             }
+        }
+    };
+    let work = |w: usize| {
+        share(w);
+        if streaming {
+            // The worker's non-temporal stores reach memory before the
+            // launch is seen to end.
+            store_fence();
         }
     };
     // One worker and no watchdog: the calling thread runs the grid (a

@@ -44,6 +44,12 @@ pub struct ExecOptions {
     pub timeout: Option<Duration>,
     /// Where device `printf` output goes: this buffer, or stdout when `None`.
     pub printf: Option<std::sync::Arc<Mutex<String>>>,
+    /// Compiled backends: whether whole-warp stores of consecutive words
+    /// to global memory bypass the caches (non-temporal stores). `None`:
+    /// when the launch has more threads than 32-bit words fit in the
+    /// last-level cache, i.e. when its output is unlikely to be read back
+    /// from the cache anyway. The interpreter ignores it.
+    pub streaming_stores: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]

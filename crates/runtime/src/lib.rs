@@ -149,6 +149,15 @@ impl Device {
         self
     }
 
+    /// Whether the compiled backend's whole-warp global stores bypass the
+    /// caches (`Some(true)`), never do (`Some(false)`), or do when a launch
+    /// has more threads than 32-bit words fit in the last-level cache
+    /// (`None`, the default; see `ExecOptions::streaming_stores`).
+    pub fn with_streaming_stores(mut self, on: Option<bool>) -> Self {
+        self.opts.streaming_stores = on;
+        self
+    }
+
     /// Run launches on `backend`.
     pub fn with_backend(mut self, backend: Backend) -> Self {
         self.backend = backend;

@@ -666,3 +666,59 @@ fn signed_index_split_by_sixteen_past_2_pow_31_threads() {
         "some index is negative"
     );
 }
+
+#[test]
+fn streaming_stores_write_what_cached_stores_write() {
+    // Partial last warps, and outputs on and off 64-byte alignment.
+    let n = 32 * 41 + 7;
+    let input: Vec<f32> = (0..n).map(|i| i as f32 * 0.25 - 100.0).collect();
+    for off in [0u32, 1, 16, 3] {
+        let want: Vec<f32> = std::iter::repeat(0.0)
+            .take(off as usize)
+            .chain(input.iter().map(|x| 2.0 * x + 1.0))
+            .collect();
+        let want64: Vec<u64> = std::iter::repeat(0)
+            .take(off as usize)
+            .chain((0..n as u64).map(|i| 3 * i))
+            .collect();
+        for streaming in [Some(true), Some(false), None] {
+            for threads in [1, 0] {
+                let dev = Device::new()
+                    .with_backend(Backend::Cpu)
+                    .with_streaming_stores(streaming)
+                    .with_threads(threads);
+                let m = module(&dev);
+                let k = kernel(&m, "stream", Backend::Cpu, [64, 1, 1]);
+                let (out, out64) = (
+                    dev.buffer_zeroed((n + off) as usize * 4).unwrap(),
+                    dev.buffer_zeroed((n + off) as usize * 8).unwrap(),
+                );
+                let inp = dev.buffer_from(&input).unwrap();
+                k.launch(
+                    [n.div_ceil(64), 1, 1],
+                    [64, 1, 1],
+                    0,
+                    &[
+                        Arg::Buffer(&out),
+                        Arg::Buffer(&out64),
+                        Arg::Buffer(&inp),
+                        Arg::U32(off),
+                        Arg::U32(n),
+                    ],
+                )
+                .unwrap();
+                let got: Vec<f32> = out.to_vec().unwrap();
+                assert_eq!(got, want, "off {off}, {streaming:?}, {threads} threads");
+                assert_eq!(
+                    u64s(&out64),
+                    want64,
+                    "off {off}, {streaming:?}, {threads} threads (u64)"
+                );
+                // The non-temporal path is in the code (the launch decides).
+                let c = k.compiled([64, 1, 1]);
+                let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+                assert!(ir.contains("!nontemporal"), "no streaming store emitted");
+            }
+        }
+    }
+}
