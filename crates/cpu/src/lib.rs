@@ -372,10 +372,12 @@ pub fn launch(
             }
         }
     }
+    // A word written per thread and (at least) one read: the launch's
+    // data fill the last-level cache.
     let streaming = opts
         .streaming_stores
         .or_else(streaming_knob)
-        .unwrap_or_else(|| total.saturating_mul(nthreads * 4) > last_level_cache());
+        .unwrap_or_else(|| total.saturating_mul(nthreads * 8) >= last_level_cache());
     // Compiled loops poll the cancel flag; keep it on a cache line of its
     // own, away from the CTA counters the workers update.
     let cancel_line = Box::new(CacheLine(AtomicU32::new(0)));

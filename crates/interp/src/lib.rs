@@ -46,9 +46,10 @@ pub struct ExecOptions {
     pub printf: Option<std::sync::Arc<Mutex<String>>>,
     /// Compiled backends: whether whole-warp stores of consecutive words
     /// to global memory bypass the caches (non-temporal stores). `None`:
-    /// when the launch has more threads than 32-bit words fit in the
-    /// last-level cache, i.e. when its output is unlikely to be read back
-    /// from the cache anyway. The interpreter ignores it.
+    /// when the launch has at least as many threads as 32-bit words fit in
+    /// half the last-level cache (a word written and one read per thread
+    /// fill it), i.e. when its output is unlikely to be read back from the
+    /// cache anyway. The interpreter ignores it.
     pub streaming_stores: Option<bool>,
 }
 

@@ -151,7 +151,7 @@ impl Device {
 
     /// Whether the compiled backend's whole-warp global stores bypass the
     /// caches (`Some(true)`), never do (`Some(false)`), or do when a launch
-    /// has more threads than 32-bit words fit in the last-level cache
+    /// has as many threads as 32-bit words fit in half the last-level cache
     /// (`None`, the default; see `ExecOptions::streaming_stores`).
     pub fn with_streaming_stores(mut self, on: Option<bool>) -> Self {
         self.opts.streaming_stores = on;
