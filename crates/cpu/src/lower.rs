@@ -614,7 +614,7 @@ fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     );
     g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
     g.emit_label(&lc);
-    store_contig(g, &h0, bits, v, exec);
+    store_contig(g, &h0, bits, v, exec, false);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lg);
     // Not consecutive: a scatter (data-dependent positions, the usual case
@@ -625,8 +625,13 @@ fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
 }
 
 /// `v` to consecutive elements from lane 0's address `h0`, for the lanes
-/// of `exec`.
-fn store_contig(g: &mut Gen, h0: &str, bits: u32, v: &str, exec: &str) {
+/// of `exec`. With `streaming` (global memory, elements of 32 bits or
+/// more), a launch that fills the caches (`env::STREAM`) stores whole
+/// warps at 64-byte aligned addresses non-temporally: the lines go to
+/// memory without being read first (a quarter of a triad's traffic, a
+/// third of a copy's). Other cores see them after the worker's `sfence`
+/// (see `launch`) or a fence or locked instruction in the kernel.
+fn store_contig(g: &mut Gen, h0: &str, bits: u32, v: &str, exec: &str, streaming: bool) {
     let size = bits / 8;
     let lj = g.label("st_cj");
     let bp = g.t();
@@ -638,45 +643,29 @@ fn store_contig(g: &mut Gen, h0: &str, bits: u32, v: &str, exec: &str) {
     let (lf, lm) = (g.label("st_full"), g.label("st_masked"));
     g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
     g.emit_label(&lf);
-    g.line(&format!(
-        "store {} {v}, {}* {bp}, align {size}",
-        vt(bits),
-        vt(bits)
-    ));
-    g.line(&format!("br label %{lj}"));
+    let whole = |g: &mut Gen, attrs: &str| {
+        g.line(&format!(
+            "store {} {v}, {}* {bp}, {attrs}",
+            vt(bits),
+            vt(bits)
+        ));
+        g.line(&format!("br label %{lj}"));
+    };
+    if streaming {
+        let on = g.env(env::STREAM);
+        let on = g.def(&format!("icmp ne i64 {on}, 0"));
+        let low = g.def(&format!("and i64 {h0}, 63"));
+        let aligned = g.def(&format!("icmp eq i64 {low}, 0"));
+        let nt = g.def(&format!("and i1 {on}, {aligned}"));
+        let (ls, lc) = (g.label("st_nt"), g.label("st_cached"));
+        g.line(&format!("br i1 {nt}, label %{ls}, label %{lc}"));
+        g.emit_label(&ls);
+        whole(g, "align 64, !nontemporal !{i32 1}");
+        g.emit_label(&lc);
+    }
+    whole(g, &format!("align {size}"));
     g.emit_label(&lm);
     g.line(&format!("call void @llvm.masked.store.v32i{bits}.p0v32i{bits}({} {v}, {}* {bp}, i32 {size}, <32 x i1> {exec})", vt(bits), vt(bits)));
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lj);
-}
-
-/// `store_contig` to global memory, where a launch that writes more than
-/// the caches hold (`env::STREAM`) stores whole warps at 64-byte aligned
-/// addresses non-temporally: the lines go to memory without being read
-/// first (a quarter of a triad's traffic, a third of a copy's). Other
-/// cores see them after the worker's `sfence` (see `launch`) or a fence
-/// or locked instruction in the kernel.
-fn store_contig_streaming(g: &mut Gen, h0: &str, bits: u32, v: &str, exec: &str) {
-    let eb = g.bits_of_mask(exec);
-    let full = g.def(&format!("icmp eq i32 {eb}, -1"));
-    let on = g.env(env::STREAM);
-    let on = g.def(&format!("icmp ne i64 {on}, 0"));
-    let low = g.def(&format!("and i64 {h0}, 63"));
-    let aligned = g.def(&format!("icmp eq i64 {low}, 0"));
-    let nt = g.def(&format!("and i1 {full}, {on}"));
-    let nt = g.def(&format!("and i1 {nt}, {aligned}"));
-    let (ls, lc, lj) = (g.label("st_nt"), g.label("st_cached"), g.label("st_ntj"));
-    g.line(&format!("br i1 {nt}, label %{ls}, label %{lc}"));
-    g.emit_label(&ls);
-    let p = g.def(&format!("inttoptr i64 {h0} to {}*", vt(bits)));
-    g.line(&format!(
-        "store {} {v}, {}* {p}, align 64, !nontemporal !{{i32 1}}",
-        vt(bits),
-        vt(bits)
-    ));
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lc);
-    store_contig(g, h0, bits, v, exec);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
 }
@@ -1192,10 +1181,10 @@ fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec
         let v = g.val(*s, bits);
         match &how {
             How::LastLane => store_last_lane(g, &hi, bits, &v, exec),
-            How::Contig if space == Space::Global && bits >= 32 => {
-                store_contig_streaming(g, &hi, bits, &v, exec)
+            How::Contig => {
+                let streaming = space == Space::Global && bits >= 32;
+                store_contig(g, &hi, bits, &v, exec, streaming)
             }
-            How::Contig => store_contig(g, &hi, bits, &v, exec),
             How::Reversed => {
                 let (lo, m) = reverse_access(g, &hi, bits, exec);
                 let rv = g.def(&format!(
@@ -1204,7 +1193,7 @@ fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec
                     vt(bits),
                     reverse_lanes()
                 ));
-                store_contig(g, &lo, bits, &rv, &m)
+                store_contig(g, &lo, bits, &rv, &m, false)
             }
             How::Rows => store_rows(g, &hi, &l, bits, &v, exec),
             How::Index(idx) => scatter_from(g, &hi, idx, bits, &v, exec),
