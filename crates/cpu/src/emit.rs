@@ -171,6 +171,56 @@ pub(crate) struct Gen<'a> {
     /// triangle yield to the general warp function, so the masks stay
     /// constants LLVM can fold (see `lower::go_as_dispatcher`).
     pub(crate) structured_only: bool,
+    /// Per block id: the block lies on a cycle (a loop).
+    pub(crate) in_loop: Vec<bool>,
+    /// Index of the instruction being lowered in its block.
+    pub(crate) cur_inst: usize,
+    /// Per block id: the load that prefetches by its stride (instruction
+    /// index) and the state offset of its last address (see `stride_slot`).
+    stride_slots: std::collections::HashMap<u32, (usize, usize)>,
+    /// Where those slots start in the warp state (0: none reserved).
+    stride_at: usize,
+}
+
+/// Loads in loops that remember their last address (for prefetching one
+/// stride ahead; see `lower::prefetch_stride`): 8 bytes of warp state each.
+const STRIDE_SLOTS: usize = 16;
+
+/// Per block id of `p`: whether the block lies on a cycle.
+fn blocks_in_loops(p: &Prepared) -> Vec<bool> {
+    let n = p.order.len();
+    let succs: Vec<Vec<usize>> = p
+        .order
+        .iter()
+        .map(|b| match &p.func.blocks[*b].term {
+            Some(Terminator::Jump(t)) => vec![p.id_of[t.0 as usize] as usize],
+            Some(Terminator::Branch { then, els, .. }) => vec![
+                p.id_of[then.0 as usize] as usize,
+                p.id_of[els.0 as usize] as usize,
+            ],
+            _ => Vec::new(),
+        })
+        .collect();
+    // Large kernels: no answer rather than quadratic work.
+    if n > 4000 {
+        return vec![false; n];
+    }
+    (0..n)
+        .map(|b| {
+            let mut seen = vec![false; n];
+            let mut stack = succs[b].clone();
+            while let Some(x) = stack.pop() {
+                if x == b {
+                    return true;
+                }
+                if x < n && !seen[x] {
+                    seen[x] = true;
+                    stack.extend(&succs[x]);
+                }
+            }
+            false
+        })
+        .collect()
 }
 
 /// Codes from `BAR_CODE` up: the warp waits at a plain barrier with all its
@@ -330,6 +380,29 @@ impl<'a> Gen<'a> {
         let l = self.label("loopchk");
         self.checks.push((l.clone(), id, self.cur_earliest));
         l
+    }
+
+    /// The state slot where the load being lowered keeps its last
+    /// address: the first global load of a block in a loop has one (a
+    /// loop's later loads mostly read next to it: a stencil's seven, a
+    /// row and its neighbours), while slots last.
+    pub(crate) fn stride_slot(&mut self) -> Option<usize> {
+        if self.stride_at == 0
+            || !self
+                .in_loop
+                .get(self.cur_id as usize)
+                .copied()
+                .unwrap_or(false)
+        {
+            return None;
+        }
+        let next = self.stride_slots.len();
+        let at = self.stride_at + 8 * next;
+        let (inst, slot) = *self
+            .stride_slots
+            .entry(self.cur_id)
+            .or_insert((self.cur_inst, at));
+        (inst == self.cur_inst && slot < self.stride_at + 8 * STRIDE_SLOTS).then_some(slot)
     }
 
     /// A pointer of type `ty*` to the warp state at byte `off`.
@@ -1195,6 +1268,24 @@ pub fn emit(
         };
         off = off.div_ceil(128) * 128;
     }
+    let in_loop = blocks_in_loops(p);
+    let loads_in_loops = p.order.iter().enumerate().any(|(id, b)| {
+        in_loop[id]
+            && f.blocks[*b].insts.iter().any(|i| {
+                matches!(
+                    i.kind,
+                    InstKind::Ld {
+                        space: Space::Global,
+                        ..
+                    }
+                )
+            })
+    });
+    let stride_at = if loads_in_loops { off } else { 0 };
+    if loads_in_loops {
+        off += 8 * STRIDE_SLOTS;
+        off = off.div_ceil(128) * 128;
+    }
     let state_bytes = off;
     let liveness = crate::uniform::liveness(p);
     let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, &liveness);
@@ -1230,6 +1321,10 @@ pub fn emit(
         lean_barriers: false,
         counted_barriers: false,
         structured_only: false,
+        in_loop,
+        cur_inst: 0,
+        stride_slots: std::collections::HashMap::new(),
+        stride_at,
     };
     let (mut remat, remat_insts) = crate::uniform::rematerialisable(m, p);
     // Uniform and affine registers are scalars: keeping one costs less
@@ -1949,6 +2044,7 @@ fn dispatcher_and_blocks(
             if groups.iter().any(|x| x.has(k)) {
                 continue;
             }
+            g.cur_inst = k;
             emit_inst(g, inst, k == 0, &mut waited, succ)?;
             if waited {
                 break;

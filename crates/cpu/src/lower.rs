@@ -741,6 +741,9 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
             None => return load_per_lane(g, addr, space, ty, dsts, exec, load_elems),
         }
     };
+    if space == Space::Global {
+        prefetch_stride(g, &h0);
+    }
     let split = split_on_jump(g, &k);
     for (i, d) in dsts.iter().enumerate() {
         let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
@@ -1007,6 +1010,44 @@ pub(crate) fn load_groups(g: &Gen, insts: &[Inst]) -> Vec<LoadGroup> {
 /// How many warps' blocks ahead a load group prefetches (see
 /// `prefetch_groups_ahead`): 8 KiB, measured best on spmv (2, 4, 8, 16 tried).
 const GROUP_PREFETCH_AHEAD: i64 = 4;
+
+/// Iterations ahead that a load in a loop prefetches (see
+/// `prefetch_stride`).
+const STRIDE_PREFETCH_AHEAD: i64 = 8;
+
+/// A load in a loop whose lane-0 address `h0` moves by a stride the
+/// hardware prefetchers do not follow (256 B to 64 MiB forward: a
+/// grid-stride loop, a walk down the planes of a 3-D stencil or the rows
+/// of a matrix tile) prefetches the 128 bytes it will read
+/// `STRIDE_PREFETCH_AHEAD` trips later. The stride is learnt at run time:
+/// the load keeps its last address in the warp state. Prefetches never
+/// fault, so a stride that changes costs nothing but the instructions.
+fn prefetch_stride(g: &mut Gen, h0: &str) {
+    if std::env::var("WARPFOLD_PREFETCH").is_ok_and(|v| v == "off") {
+        return;
+    }
+    let Some(slot) = g.stride_slot() else { return };
+    let p = g.state_ptr(slot, "i64");
+    let prev = g.def(&format!("load i64, i64* {p}"));
+    g.line(&format!("store i64 {h0}, i64* {p}"));
+    let d = g.def(&format!("sub i64 {h0}, {prev}"));
+    let off = g.def(&format!("sub i64 {d}, 256"));
+    let far = g.def(&format!("icmp ult i64 {off}, {}", (64i64 << 20) - 256));
+    let (pf, join) = (g.label("pf_stride"), g.label("pf_join"));
+    g.line(&format!("br i1 {far}, label %{pf}, label %{join}"));
+    g.emit_label(&pf);
+    let ahead = g.def(&format!("mul i64 {d}, {STRIDE_PREFETCH_AHEAD}"));
+    let a = g.def(&format!("add i64 {h0}, {ahead}"));
+    for line in [0, 64, 127] {
+        let x = g.def(&format!("add i64 {a}, {line}"));
+        let xp = g.def(&format!("inttoptr i64 {x} to i8*"));
+        g.line(&format!(
+            "call void @llvm.prefetch.p0i8(i8* {xp}, i32 0, i32 3, i32 1)"
+        ));
+    }
+    g.line(&format!("br label %{join}"));
+    g.emit_label(&join);
+}
 
 /// Software prefetch of the block a load group will read
 /// `GROUP_PREFETCH_AHEAD` warps later, assuming consecutive warps read
@@ -1297,6 +1338,11 @@ fn load_per_lane(
 ) -> R {
     let bits = ty.bits();
     let h = host_addr(g, addr, space)?;
+    if space == Space::Global {
+        // Lane 0's address, on or off: a prefetch is only a hint.
+        let h0 = g.def(&format!("extractelement <32 x i64> {h}, i32 0"));
+        prefetch_stride(g, &h0);
+    }
     for (i, d) in dsts.iter().enumerate() {
         let hi = if i == 0 {
             h.clone()

@@ -722,3 +722,55 @@ fn streaming_stores_write_what_cached_stores_write() {
         }
     }
 }
+
+#[test]
+fn stride_prefetch_leaves_grid_stride_sums_alone() {
+    // Partial warps (48-thread blocks), a walk that ends mid-row.
+    let (grid, block) = (5u32, 48u32);
+    let threads = grid * block;
+    let n = threads * 17 + 11;
+    let input: Vec<f32> = (0..n).map(|i| (i % 97) as f32).collect();
+    let mut want = vec![0.0f32; threads as usize];
+    let mut want2 = vec![0.0f32; threads as usize];
+    for t in 0..threads {
+        let mut i = t;
+        while i < n {
+            want[t as usize] += 2.0 * input[i as usize] + input[(n - 1 - i) as usize];
+            i += threads;
+        }
+        for k in (0..=n / threads).rev() {
+            let j = k * threads + t;
+            if j < n {
+                want2[t as usize] += input[j as usize];
+            }
+        }
+    }
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let k = kernel(&m, "gridstride", backend, [block, 1, 1]);
+        let (out, out2) = (
+            dev.buffer_zeroed(threads as usize * 4).unwrap(),
+            dev.buffer_zeroed(threads as usize * 4).unwrap(),
+        );
+        let inp = dev.buffer_from(&input).unwrap();
+        k.launch(
+            [grid, 1, 1],
+            [block, 1, 1],
+            0,
+            &[
+                Arg::Buffer(&out),
+                Arg::Buffer(&out2),
+                Arg::Buffer(&inp),
+                Arg::U32(n),
+            ],
+        )
+        .unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), want, "{backend:?} forward");
+        assert_eq!(out2.to_vec::<f32>().unwrap(), want2, "{backend:?} backward");
+        if backend == Backend::Cpu {
+            let c = k.compiled([block, 1, 1]);
+            let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+            assert!(ir.contains("pf_stride"), "no stride prefetch emitted");
+        }
+    }
+}
