@@ -156,8 +156,6 @@ pub(crate) struct Gen<'a> {
     pub(crate) consts: std::collections::HashMap<Reg, u64>,
     /// Element sizes whose out-of-line slow load path is used.
     pub(crate) slow_loads: std::collections::BTreeSet<u32>,
-    /// Element sizes whose out-of-line scatter (`wf_st_slow_*`) is used.
-    pub(crate) slow_stores: std::collections::BTreeSet<u32>,
     /// Stack buffers, emitted in the entry block.
     pub(crate) allocas: String,
     /// Plain barriers reached by a whole warp in a convergent block leave
@@ -1316,7 +1314,6 @@ pub fn emit(
         tri_body: triangle_bodies(p),
         consts: crate::uniform::constants(&p.func),
         slow_loads: std::collections::BTreeSet::new(),
-        slow_stores: std::collections::BTreeSet::new(),
         allocas: String::new(),
         lean_barriers: false,
         counted_barriers: false,
@@ -1524,9 +1521,6 @@ pub fn emit(
     ));
     for bits in &g.slow_loads {
         ir.push_str(&crate::lower::slow_load_fn(*bits, g.avx512));
-    }
-    for bits in &g.slow_stores {
-        ir.push_str(&crate::lower::slow_store_fn(*bits));
     }
     let _ = writeln!(
         ir,

@@ -783,7 +783,7 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
 /// slower, a 5-point one 1.15x), else the out-of-line slow load.
 fn jump_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     if !g.avx512 {
-        return slow_elems(g, h, bits, exec);
+        return lane_loop_elems(g, h, bits, exec);
     }
     let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
     gather(g, &ps, bits, exec)
@@ -794,8 +794,52 @@ fn jump_scatter(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     if g.avx512 {
         scatter_elems(g, h, bits, v, exec)
     } else {
-        slow_scatter(g, h, bits, v, exec)
+        lane_loop_scatter(g, h, bits, v, exec)
     }
+}
+
+/// Elements at host addresses `h`, one lane at a time in a loop through
+/// stack buffers: without AVX-512 an inline gather is 32 branches and
+/// extractions, and a call to the out-of-line one clobbers every vector
+/// register (so values live across it spill on the hot path too).
+fn lane_loop_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
+    let r = g.lane_loop(&[h.to_string()], 1, Some(exec), |g, xs| {
+        let p = g.def(&format!("inttoptr i64 {} to i{bits}*", xs[0]));
+        let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {}", bits / 8));
+        if bits == 64 {
+            x
+        } else {
+            g.def(&format!("zext i{bits} {x} to i64"))
+        }
+    });
+    if bits == 64 {
+        r
+    } else {
+        g.def(&format!("trunc <32 x i64> {r} to {}", vt(bits)))
+    }
+}
+
+/// `v` to host addresses `h` one lane at a time, in lane order (as
+/// `lane_loop_elems`).
+fn lane_loop_scatter(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
+    let v64 = if bits == 64 {
+        v.to_string()
+    } else {
+        g.def(&format!("zext {} {v} to <32 x i64>", vt(bits)))
+    };
+    g.lane_loop(&[h.to_string(), v64], 2, Some(exec), |g, xs| {
+        let p = g.def(&format!("inttoptr i64 {} to i{bits}*", xs[0]));
+        let x = if bits == 64 {
+            xs[1].clone()
+        } else {
+            g.def(&format!("trunc i64 {} to i{bits}", xs[1]))
+        };
+        g.line(&format!(
+            "store i{bits} {x}, i{bits}* {p}, align {}",
+            bits / 8
+        ));
+        "0".to_string()
+    });
 }
 
 /// Whether lanes of form `l` access consecutive `bits`-wide elements in
@@ -1280,10 +1324,72 @@ fn gather(g: &mut Gen, ps: &str, bits: u32, exec: &str) -> String {
 
 /// `v` to pointers `ps`, in lane order.
 fn scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
+    if !g.avx512 {
+        return branchless_scatter(g, ps, bits, v, exec);
+    }
     g.line(&format!(
         "call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> {v}, <32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec})",
         bits / 8
     ));
+}
+
+/// A scatter without AVX-512, which has no scatter instruction: LLVM
+/// would store lane by lane behind a branch on each lane's mask bit, and
+/// data-dependent masks (a sort's swaps) mispredict half of them. Here
+/// inactive lanes aim at a scratch slot instead and every lane stores, in
+/// lane order, reading its address and value back from stack copies in a
+/// loop (cheaper than extracting them from vector registers).
+fn branchless_scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
+    if !g.allocas.contains("%scat_addr ") {
+        g.allocas.push_str(
+            "  %scat_addr = alloca [32 x i64], align 64\n  %scat_val = alloca [32 x i64], align 64\n  %scat_sink = alloca i64, align 8\n",
+        );
+    }
+    let hs = g.def(&format!("ptrtoint <32 x i{bits}*> {ps} to <32 x i64>"));
+    let sink = g.def("ptrtoint i64* %scat_sink to i64");
+    let sinks = g.splat("i64", &sink);
+    let hsel = g.def(&format!(
+        "select <32 x i1> {exec}, <32 x i64> {hs}, <32 x i64> {sinks}"
+    ));
+    let ap = g.def("bitcast [32 x i64]* %scat_addr to <32 x i64>*");
+    g.line(&format!(
+        "store <32 x i64> {hsel}, <32 x i64>* {ap}, align 64"
+    ));
+    let vp = g.def(&format!("bitcast [32 x i64]* %scat_val to {}*", vt(bits)));
+    g.line(&format!(
+        "store {} {v}, {}* {vp}, align 64",
+        vt(bits),
+        vt(bits)
+    ));
+    let vbase = g.def(&format!("bitcast [32 x i64]* %scat_val to i{bits}*"));
+    let (pre, head, done) = (
+        g.label("scat_pre"),
+        g.label("scat_head"),
+        g.label("scat_done"),
+    );
+    g.line(&format!("br label %{pre}"));
+    g.emit_label(&pre);
+    g.line(&format!("br label %{head}"));
+    g.emit_label(&head);
+    let (i, inext) = (g.t(), g.t());
+    g.line(&format!(
+        "{i} = phi i32 [ 0, %{pre} ], [ {inext}, %{head} ]"
+    ));
+    let pa = g.def(&format!(
+        "getelementptr [32 x i64], [32 x i64]* %scat_addr, i32 0, i32 {i}"
+    ));
+    let a = g.def(&format!("load i64, i64* {pa}, align 8"));
+    let pv = g.def(&format!("getelementptr i{bits}, i{bits}* {vbase}, i32 {i}"));
+    let x = g.def(&format!("load i{bits}, i{bits}* {pv}, align {}", bits / 8));
+    let p = g.def(&format!("inttoptr i64 {a} to i{bits}*"));
+    g.line(&format!(
+        "store i{bits} {x}, i{bits}* {p}, align {}",
+        bits / 8
+    ));
+    g.line(&format!("{inext} = add i32 {i}, 1"));
+    let more = g.def(&format!("icmp ult i32 {inext}, 32"));
+    g.line(&format!("br i1 {more}, label %{head}, label %{done}"));
+    g.emit_label(&done);
 }
 
 fn gather_from(g: &mut Gen, h: &str, idx: &str, bits: u32, exec: &str) -> String {
@@ -1297,29 +1403,6 @@ fn scatter_from(g: &mut Gen, h: &str, idx: &str, bits: u32, v: &str, exec: &str)
 }
 
 /// `v` to the lanes' host addresses `h`: a plain scatter.
-/// A scatter in lane order through the out-of-line `wf_st_slow_*` (rare
-/// paths: an inline scatter is 32 scalar stores without AVX-512).
-fn slow_scatter(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
-    g.slow_stores.insert(bits);
-    g.line(&format!(
-        "call void @wf_st_slow_{bits}(<32 x i64> {h}, <32 x i{bits}> {v}, <32 x i1> {exec})"
-    ));
-}
-
-/// The out-of-line scatter of `bits`-bit elements (see `slow_scatter`).
-pub(crate) fn slow_store_fn(bits: u32) -> String {
-    format!(
-        "define internal void @wf_st_slow_{bits}(<32 x i64> %h, <32 x i{bits}> %v, <32 x i1> %exec) noinline #0 {{
-entry:
-  %ps = inttoptr <32 x i64> %h to <32 x i{bits}*>
-  call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> %v, <32 x i{bits}*> %ps, i32 {}, <32 x i1> %exec)
-  ret void
-}}
-",
-        bits / 8
-    )
-}
-
 fn scatter_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
     scatter(g, &ps, bits, v, exec)

@@ -774,3 +774,54 @@ fn stride_prefetch_leaves_grid_stride_sums_alone() {
         }
     }
 }
+
+#[test]
+fn colliding_scatters_keep_the_last_storing_lane_in_every_element_size() {
+    // Positions inside each warp, with collisions (a fixed scramble).
+    let idx: Vec<u32> = (0..64u32)
+        .map(|t| t / 32 * 32 + (t * 7 + t / 5) % 11)
+        .collect();
+    let mut want = vec![u64::MAX; 64];
+    let mut want_sh = vec![0u64; 64];
+    for t in (0..64u32).filter(|t| t % 3 != 0) {
+        want[idx[t as usize] as usize] = u64::from(t);
+        want_sh[idx[t as usize] as usize] = u64::from(t);
+    }
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let o8 = dev.buffer_from(&[0xffu8; 64]).unwrap();
+        let o16 = dev.buffer_from(&[0xffffu16; 64]).unwrap();
+        let o32 = dev.buffer_from(&[u32::MAX; 64]).unwrap();
+        let o64 = dev.buffer_from(&[u64::MAX; 64]).unwrap();
+        let osh = dev.buffer_zeroed(64 * 4).unwrap();
+        let ib = dev.buffer_from(&idx).unwrap();
+        kernel(&m, "collide", backend, [64, 1, 1])
+            .launch(
+                [1, 1, 1],
+                [64, 1, 1],
+                0,
+                &[&o8, &o16, &o32, &o64, &osh, &ib].map(Arg::Buffer),
+            )
+            .unwrap();
+        let narrow = |w: &[u64], mask: u64| w.iter().map(|&x| x & mask).collect::<Vec<_>>();
+        let got8: Vec<u64> = o8
+            .to_vec::<u8>()
+            .unwrap()
+            .into_iter()
+            .map(u64::from)
+            .collect();
+        let got16: Vec<u64> = o16
+            .to_vec::<u16>()
+            .unwrap()
+            .into_iter()
+            .map(u64::from)
+            .collect();
+        let got32: Vec<u64> = u32s(&o32).into_iter().map(u64::from).collect();
+        let gotsh: Vec<u64> = u32s(&osh).into_iter().map(u64::from).collect();
+        assert_eq!(got8, narrow(&want, 0xff), "{backend:?} u8");
+        assert_eq!(got16, narrow(&want, 0xffff), "{backend:?} u16");
+        assert_eq!(got32, narrow(&want, 0xffff_ffff), "{backend:?} u32");
+        assert_eq!(u64s(&o64), want, "{backend:?} u64");
+        assert_eq!(gotsh, want_sh, "{backend:?} shared");
+    }
+}
