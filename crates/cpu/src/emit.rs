@@ -271,7 +271,12 @@ pub(crate) fn fsplat(t: Ty, lit: &str) -> String {
 }
 
 pub(crate) fn vt(bits: u32) -> String {
-    format!("<32 x i{bits}>")
+    format!("<{W} x i{bits}>")
+}
+
+/// The type of a warp's lane mask.
+pub(crate) fn mask_ty() -> String {
+    format!("<{W} x i1>")
 }
 
 fn reg_bits(t: Ty) -> u32 {
@@ -489,7 +494,7 @@ impl<'a> Gen<'a> {
         match (self.scalar(i), bits) {
             (true, 1) => ("i8".into(), "i1".into()),
             (true, b) => (format!("i{b}"), format!("i{b}")),
-            (false, 1) => ("i32".into(), "<32 x i1>".into()),
+            (false, 1) => ("i32".into(), mask_ty()),
             (false, b) => (vt(b), vt(b)),
         }
     }
@@ -531,7 +536,7 @@ impl<'a> Gen<'a> {
     /// stop waiting. `next` and `wait_coll` are the current values.
     pub(crate) fn take_group_at(&mut self, next: &str, block: &str, wait_coll: &str) {
         let bs = self.splat("i32", block);
-        let m = self.def(&format!("icmp eq <32 x i32> {next}, {bs}"));
+        let m = self.def(&format!("icmp eq <{W} x i32> {next}, {bs}"));
         let mb = self.bits_of_mask(&m);
         self.store_mask(&m, &mb);
         let nmb = self.def(&format!("xor i32 {mb}, -1"));
@@ -571,10 +576,10 @@ impl<'a> Gen<'a> {
         let a = self.t();
         let b = self.t();
         self.line(&format!(
-            "{a} = insertelement <32 x {ty}> undef, {ty} {scalar}, i32 0"
+            "{a} = insertelement <{W} x {ty}> undef, {ty} {scalar}, i32 0"
         ));
         self.line(&format!(
-            "{b} = shufflevector <32 x {ty}> {a}, <32 x {ty}> undef, <32 x i32> zeroinitializer"
+            "{b} = shufflevector <{W} x {ty}> {a}, <{W} x {ty}> undef, <{W} x i32> zeroinitializer"
         ));
         b
     }
@@ -615,14 +620,14 @@ impl<'a> Gen<'a> {
                 if t.bits() == bits {
                     let f = self.t();
                     self.line(&format!(
-                        "{f} = bitcast {} {x} to <32 x {}>",
+                        "{f} = bitcast {} {x} to <{W} x {}>",
                         vt(bits),
                         fty(t)
                     ));
                     let c = self.canon(&f, t);
                     let b = self.t();
                     self.line(&format!(
-                        "{b} = bitcast <32 x {}> {c} to {}",
+                        "{b} = bitcast <{W} x {}> {c} to {}",
                         fty(t),
                         vt(bits)
                     ));
@@ -667,9 +672,9 @@ impl<'a> Gen<'a> {
                     } else {
                         let k = self.load_scalar(&format!("k{}", r.0), "i32");
                         let ks = self.splat("i32", &k);
-                        let on = self.def(&format!("icmp uge <32 x i32> {}, {ks}", iota(32)));
+                        let on = self.def(&format!("icmp uge <{W} x i32> {}, {ks}", iota(32)));
                         let j = self.def(&format!(
-                            "select <32 x i1> {on}, {} {}, {} zeroinitializer",
+                            "select <{W} x i1> {on}, {} {}, {} zeroinitializer",
                             vt(rb),
                             jump_steps(rb, l.jump as u64),
                             vt(rb)
@@ -741,7 +746,7 @@ impl<'a> Gen<'a> {
         let new = self.t();
         self.line(&format!("{old} = load {}, {}* %r{}", vt(rb), vt(rb), r.0));
         self.line(&format!(
-            "{new} = select <32 x i1> {exec}, {} {v}, {} {old}",
+            "{new} = select <{W} x i1> {exec}, {} {v}, {} {old}",
             vt(rb),
             vt(rb)
         ));
@@ -750,13 +755,13 @@ impl<'a> Gen<'a> {
 
     /// Set the running lanes: `m` as a lane mask and `bits` as an i32.
     pub(crate) fn store_mask(&mut self, m: &str, bits: &str) {
-        self.line(&format!("store <32 x i1> {m}, <32 x i1>* %mask"));
+        self.line(&format!("store <{W} x i1> {m}, <{W} x i1>* %mask"));
         self.line(&format!("store i32 {bits}, i32* %mask_bits"));
     }
 
     pub(crate) fn bits_of_mask(&mut self, m: &str) -> String {
         let b = self.t();
-        self.line(&format!("{b} = bitcast <32 x i1> {m} to i32"));
+        self.line(&format!("{b} = bitcast <{W} x i1> {m} to i32"));
         b
     }
 
@@ -764,15 +769,15 @@ impl<'a> Gen<'a> {
         let m = self.t();
         if self.avx512 {
             // One move into a mask register.
-            self.line(&format!("{m} = bitcast i32 {b} to <32 x i1>"));
+            self.line(&format!("{m} = bitcast i32 {b} to <{W} x i1>"));
         } else {
             // Without mask registers LLVM 14 extracts and inserts the 32
             // bits one by one; a broadcast, an and with each lane's bit
             // and a compare are three instructions per vector register.
             let s = self.splat("i32", b);
             let bits = lane_bits();
-            let a = self.def(&format!("and <32 x i32> {s}, {bits}"));
-            self.line(&format!("{m} = icmp ne <32 x i32> {a}, zeroinitializer"));
+            let a = self.def(&format!("and <{W} x i32> {s}, {bits}"));
+            self.line(&format!("{m} = icmp ne <{W} x i32> {a}, zeroinitializer"));
         }
         m
     }
@@ -838,14 +843,16 @@ impl<'a> Gen<'a> {
         let mut bufs = Vec::new();
         for (k, a) in args.iter().enumerate() {
             let b = format!("%lanebuf{}_{k}", self.n);
-            let _ = writeln!(self.allocas, "  {b} = alloca [32 x i64], align 64");
+            let _ = writeln!(self.allocas, "  {b} = alloca [{W} x i64], align 64");
             let vp = self.t();
-            self.line(&format!("{vp} = bitcast [32 x i64]* {b} to <32 x i64>*"));
-            self.line(&format!("store <32 x i64> {a}, <32 x i64>* {vp}, align 64"));
+            self.line(&format!("{vp} = bitcast [{W} x i64]* {b} to <{W} x i64>*"));
+            self.line(&format!(
+                "store <{W} x i64> {a}, <{W} x i64>* {vp}, align 64"
+            ));
             bufs.push(b);
         }
         let res = format!("%laneres{}", self.n);
-        let _ = writeln!(self.allocas, "  {res} = alloca [32 x i64], align 64");
+        let _ = writeln!(self.allocas, "  {res} = alloca [{W} x i64], align 64");
         let (pre, head, call, skip, latch, done) = (
             self.label("lanes_pre"),
             self.label("lanes_head"),
@@ -883,7 +890,7 @@ impl<'a> Gen<'a> {
                     let p = self.t();
                     let v = self.t();
                     self.line(&format!(
-                        "{p} = getelementptr [32 x i64], [32 x i64]* {b}, i32 0, i32 {i}"
+                        "{p} = getelementptr [{W} x i64], [{W} x i64]* {b}, i32 0, i32 {i}"
                     ));
                     self.line(&format!("{v} = load i64, i64* {p}"));
                     xs.push(v);
@@ -894,14 +901,14 @@ impl<'a> Gen<'a> {
         let r = body(self, &xs);
         let rp = self.t();
         self.line(&format!(
-            "{rp} = getelementptr [32 x i64], [32 x i64]* {res}, i32 0, i32 {i}"
+            "{rp} = getelementptr [{W} x i64], [{W} x i64]* {res}, i32 0, i32 {i}"
         ));
         self.line(&format!("store i64 {r}, i64* {rp}"));
         self.line(&format!("br label %{latch}"));
         self.emit_label(&skip);
         let sp = self.t();
         self.line(&format!(
-            "{sp} = getelementptr [32 x i64], [32 x i64]* {res}, i32 0, i32 {i}"
+            "{sp} = getelementptr [{W} x i64], [{W} x i64]* {res}, i32 0, i32 {i}"
         ));
         self.line(&format!("store i64 0, i64* {sp}"));
         self.line(&format!("br label %{latch}"));
@@ -913,9 +920,11 @@ impl<'a> Gen<'a> {
         self.emit_label(&done);
         let vp = self.t();
         let acc = self.t();
-        self.line(&format!("{vp} = bitcast [32 x i64]* {res} to <32 x i64>*"));
         self.line(&format!(
-            "{acc} = load <32 x i64>, <32 x i64>* {vp}, align 64"
+            "{vp} = bitcast [{W} x i64]* {res} to <{W} x i64>*"
+        ));
+        self.line(&format!(
+            "{acc} = load <{W} x i64>, <{W} x i64>* {vp}, align 64"
         ));
         acc
     }
@@ -975,15 +984,15 @@ impl<'a> Gen<'a> {
         let z = self.t();
         let r = self.t();
         self.line(&format!(
-            "{a} = call <32 x float> @llvm.fabs.v32f32(<32 x float> {x})"
+            "{a} = call <{W} x float> @llvm.fabs.v{W}f32(<{W} x float> {x})"
         ));
         self.line(&format!(
-            "{c} = fcmp olt <32 x float> {a}, {}",
+            "{c} = fcmp olt <{W} x float> {a}, {}",
             fsplat(t, "0x3810000000000000")
         ));
-        self.line(&format!("{z} = call <32 x float> @llvm.copysign.v32f32(<32 x float> zeroinitializer, <32 x float> {x})"));
+        self.line(&format!("{z} = call <{W} x float> @llvm.copysign.v{W}f32(<{W} x float> zeroinitializer, <{W} x float> {x})"));
         self.line(&format!(
-            "{r} = select <32 x i1> {c}, <32 x float> {z}, <32 x float> {x}"
+            "{r} = select <{W} x i1> {c}, <{W} x float> {z}, <{W} x float> {x}"
         ));
         r
     }
@@ -993,7 +1002,7 @@ impl<'a> Gen<'a> {
         let c = self.t();
         let r = self.t();
         let ft = fty(t);
-        self.line(&format!("{c} = fcmp uno <32 x {ft}> {x}, {x}"));
+        self.line(&format!("{c} = fcmp uno <{W} x {ft}> {x}, {x}"));
         // The canonical NaN as a bit pattern (float literals cannot say it).
         let (ib, bits) = if t == Ty::F64 {
             (64, 0x7fff_ffff_ffff_ffffu64)
@@ -1002,12 +1011,12 @@ impl<'a> Gen<'a> {
         };
         let nanv = self.t();
         self.line(&format!(
-            "{nanv} = bitcast {} {} to <32 x {ft}>",
+            "{nanv} = bitcast {} {} to <{W} x {ft}>",
             vt(ib),
             sc(ib, bits)
         ));
         self.line(&format!(
-            "{r} = select <32 x i1> {c}, <32 x {ft}> {nanv}, <32 x {ft}> {x}"
+            "{r} = select <{W} x i1> {c}, <{W} x {ft}> {nanv}, <{W} x {ft}> {x}"
         ));
         r
     }
@@ -1017,7 +1026,7 @@ impl<'a> Gen<'a> {
         let x = self.val_raw(v, bits);
         let f = self.t();
         self.line(&format!(
-            "{f} = bitcast {} {x} to <32 x {}>",
+            "{f} = bitcast {} {x} to <{W} x {}>",
             vt(bits),
             fty(t)
         ));
@@ -1028,7 +1037,7 @@ impl<'a> Gen<'a> {
         let bits = t.bits();
         let x = self.t();
         self.line(&format!(
-            "{x} = bitcast <32 x {}> {f} to {}",
+            "{x} = bitcast <{W} x {}> {f} to {}",
             fty(t),
             vt(bits)
         ));
@@ -1039,27 +1048,27 @@ impl<'a> Gen<'a> {
     /// quotient, except a signed zero (NaN for infinite or NaN `a`) for
     /// 2^126 < |b| < inf, and `a * (1/b)` for subnormal `b`.
     fn div_approx_f32(&mut self, a: &str, b: &str, ftz: bool) -> String {
-        let f = "<32 x float>";
+        let f = &format!("<{W} x float>");
         let big = fsplat(Ty::F32, "0x47D0000000000000"); // 2^126
         let inf = fsplat(Ty::F32, "0x7FF0000000000000");
         let tiny = fsplat(Ty::F32, "0x3810000000000000"); // 2^-126
         let (ab, q, huge_lo, huge_hi, huge) = (self.t(), self.t(), self.t(), self.t(), self.t());
-        self.line(&format!("{ab} = call {f} @llvm.fabs.v32f32({f} {b})"));
+        self.line(&format!("{ab} = call {f} @llvm.fabs.v{W}f32({f} {b})"));
         self.line(&format!("{q} = fdiv {f} {a}, {b}"));
         self.line(&format!("{huge_lo} = fcmp ogt {f} {ab}, {big}"));
         self.line(&format!("{huge_hi} = fcmp olt {f} {ab}, {inf}"));
-        self.line(&format!("{huge} = and <32 x i1> {huge_lo}, {huge_hi}"));
+        self.line(&format!("{huge} = and <{W} x i1> {huge_lo}, {huge_hi}"));
         let mut res = q;
         if !ftz {
             let (sub_lo, sub_hi, sub, rc, m, sel) =
                 (self.t(), self.t(), self.t(), self.t(), self.t(), self.t());
             self.line(&format!("{sub_lo} = fcmp olt {f} {ab}, {tiny}"));
             self.line(&format!("{sub_hi} = fcmp one {f} {ab}, zeroinitializer"));
-            self.line(&format!("{sub} = and <32 x i1> {sub_lo}, {sub_hi}"));
+            self.line(&format!("{sub} = and <{W} x i1> {sub_lo}, {sub_hi}"));
             self.line(&format!("{rc} = fdiv {f} {}, {b}", fsplat(Ty::F32, "1.0")));
             self.line(&format!("{m} = fmul {f} {a}, {rc}"));
             self.line(&format!(
-                "{sel} = select <32 x i1> {sub}, {f} {m}, {f} {res}"
+                "{sel} = select <{W} x i1> {sub}, {f} {m}, {f} {res}"
             ));
             res = sel;
         }
@@ -1072,21 +1081,21 @@ impl<'a> Gen<'a> {
             self.t(),
             self.t(),
         );
-        self.line(&format!("{aa} = call {f} @llvm.fabs.v32f32({f} {a})"));
+        self.line(&format!("{aa} = call {f} @llvm.fabs.v{W}f32({f} {a})"));
         self.line(&format!("{afin} = fcmp olt {f} {aa}, {inf}"));
         self.line(&format!("{prod} = fmul {f} {a}, {b}"));
         self.line(&format!(
-            "{z} = call {f} @llvm.copysign.v32f32({f} zeroinitializer, {f} {prod})"
+            "{z} = call {f} @llvm.copysign.v{W}f32({f} zeroinitializer, {f} {prod})"
         ));
         self.line(&format!(
-            "{nan} = bitcast <32 x i32> {} to {f}",
+            "{nan} = bitcast <{W} x i32> {} to {f}",
             sc(32, 0x7fff_ffff)
         ));
         self.line(&format!(
-            "{hz} = select <32 x i1> {afin}, {f} {z}, {f} {nan}"
+            "{hz} = select <{W} x i1> {afin}, {f} {z}, {f} {nan}"
         ));
         self.line(&format!(
-            "{out} = select <32 x i1> {huge}, {f} {hz}, {f} {res}"
+            "{out} = select <{W} x i1> {huge}, {f} {hz}, {f} {res}"
         ));
         out
     }
@@ -1130,7 +1139,7 @@ impl<'a> Gen<'a> {
         if !simple {
             return false;
         }
-        let ftype = format!("<32 x {}>", fty(t));
+        let ftype = format!("<{W} x {}>", fty(t));
         let mut xs = Vec::new();
         // abs/neg/copysign show their operand's NaN payload: it must be the
         // canonical one the GPU's arithmetic made.
@@ -1139,7 +1148,7 @@ impl<'a> Gen<'a> {
             let f = if keeps_payload {
                 let x = self.val(*a, t.bits());
                 self.def(&format!(
-                    "bitcast {} {x} to <32 x {}>",
+                    "bitcast {} {x} to <{W} x {}>",
                     vt(t.bits()),
                     fty(t)
                 ))
@@ -1148,7 +1157,11 @@ impl<'a> Gen<'a> {
             };
             xs.push(if ftz { self.ftz(&f, t) } else { f });
         }
-        let sfx = if t == Ty::F64 { "v32f64" } else { "v32f32" };
+        let sfx = &if t == Ty::F64 {
+            format!("v{W}f64")
+        } else {
+            format!("v{W}f32")
+        };
         let one = fsplat(t, "1.0");
         let mut r = match op {
             FloatOp::Add => self.def(&format!("fadd {ftype} {}, {}", xs[0], xs[1])),
@@ -1174,9 +1187,9 @@ impl<'a> Gen<'a> {
                     FloatOp::Sin => "sin",
                     _ => "cos",
                 };
-                let d = "<32 x double>";
+                let d = &format!("<{W} x double>");
                 let x = self.def(&format!("fpext {ftype} {} to {d}", xs[0]));
-                let q = self.def(&format!("call {d} @llvm.{name}.v32f64({d} {x})"));
+                let q = self.def(&format!("call {d} @llvm.{name}.v{W}f64({d} {x})"));
                 self.def(&format!("fptrunc {d} {q} to {ftype}"))
             }
             FloatOp::Sqrt(_) => {
@@ -1211,7 +1224,7 @@ impl<'a> Gen<'a> {
             let isn = self.t();
             self.line(&format!("{isn} = fcmp uno {ftype} {r}, {r}"));
             self.line(&format!(
-                "{nanz} = select <32 x i1> {isn}, {ftype} zeroinitializer, {ftype} {r}"
+                "{nanz} = select <{W} x i1> {isn}, {ftype} zeroinitializer, {ftype} {r}"
             ));
             self.line(&format!(
                 "{lo} = call {ftype} @llvm.maxnum.{sfx}({ftype} {nanz}, {ftype} zeroinitializer)"
@@ -1601,8 +1614,8 @@ fn warp_function(
             g.line(&format!("%r{i} = alloca {}", vt(*b)));
         }
     }
-    g.line("%next = alloca <32 x i32>");
-    g.line("%mask = alloca <32 x i1>");
+    g.line(&format!("%next = alloca <{W} x i32>"));
+    g.line(&format!("%mask = alloca <{W} x i1>"));
     // The same lanes as a bit mask: block ends test it against `live`
     // without turning the vector back into bits.
     g.line("%mask_bits = alloca i32");
@@ -1612,7 +1625,7 @@ fn warp_function(
     g.line("%bar_site = alloca i32");
     g.line("%bar_me = alloca i32");
     g.line("%pick_max = alloca i32");
-    g.line("%shfl_buf = alloca [32 x i32], align 64");
+    g.line(&format!("%shfl_buf = alloca [{W} x i32], align 64"));
     g.line("%budget = alloca i32");
     g.line("%yielded = alloca i1");
     // Set while a latest-first pick is in effect: then runnable lanes may
@@ -1654,10 +1667,10 @@ fn region_prologue(
     let lm = g.mask_of_bits(&lv);
     let ats = g.splat("i32", &entry.to_string());
     let n0 = g.def(&format!(
-        "select <32 x i1> {lm}, <32 x i32> {ats}, <32 x i32> {}",
+        "select <{W} x i1> {lm}, <{W} x i32> {ats}, <{W} x i32> {}",
         sc(32, u64::from(DONE))
     ));
-    g.line(&format!("store <32 x i32> {n0}, <32 x i32>* %next"));
+    g.line(&format!("store <{W} x i32> {n0}, <{W} x i32>* %next"));
     for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
         g.line(&format!("store i32 0, i32* %{name}"));
     }
@@ -1675,7 +1688,9 @@ fn region_prologue(
 /// forms of convergent code away, as in regions after barriers).
 fn fresh_prologue(g: &mut Gen, ctx: &WarpCtx, r: &Region) {
     g.line("store i32 -1, i32* %live");
-    g.line("store <32 x i32> zeroinitializer, <32 x i32>* %next");
+    g.line(&format!(
+        "store <{W} x i32> zeroinitializer, <{W} x i32>* %next"
+    ));
     for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
         g.line(&format!("store i32 0, i32* %{name}"));
     }
@@ -1738,10 +1753,10 @@ fn general_prologue(g: &mut Gen, ctx: &WarpCtx) -> Result<(), crate::prepare::Un
         let lm = g.mask_of_bits("%fresh_live");
         let n0 = g.t();
         g.line(&format!(
-            "{n0} = select <32 x i1> {lm}, <32 x i32> zeroinitializer, <32 x i32> {}",
+            "{n0} = select <{W} x i1> {lm}, <{W} x i32> zeroinitializer, <{W} x i32> {}",
             sc(32, u64::from(DONE))
         ));
-        g.line(&format!("store <32 x i32> {n0}, <32 x i32>* %next"));
+        g.line(&format!("store <{W} x i32> {n0}, <{W} x i32>* %next"));
         g.line("store i32 %fresh_live, i32* %live");
         for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
             g.line(&format!("store i32 0, i32* %{name}"));
@@ -1779,12 +1794,12 @@ fn general_prologue(g: &mut Gen, ctx: &WarpCtx) -> Result<(), crate::prepare::Un
     }
     // Restore state.
     g.emit_label("restore");
-    let np = g.state_ptr(state::NEXT, "<32 x i32>");
+    let np = g.state_ptr(state::NEXT, &vt(32));
     let nv = g.t();
     g.line(&format!(
-        "{nv} = load <32 x i32>, <32 x i32>* {np}, align 4"
+        "{nv} = load <{W} x i32>, <{W} x i32>* {np}, align 4"
     ));
-    g.line(&format!("store <32 x i32> {nv}, <32 x i32>* %next"));
+    g.line(&format!("store <{W} x i32> {nv}, <{W} x i32>* %next"));
     for (name, o) in [
         ("live", state::LIVE),
         ("wait_coll", state::WAIT_COLL),
@@ -1852,10 +1867,10 @@ fn general_prologue(g: &mut Gen, ctx: &WarpCtx) -> Result<(), crate::prepare::Un
         let ats = g.splat("i32", &at);
         let n0 = g.t();
         g.line(&format!(
-            "{n0} = select <32 x i1> {lm}, <32 x i32> {ats}, <32 x i32> {}",
+            "{n0} = select <{W} x i1> {lm}, <{W} x i32> {ats}, <{W} x i32> {}",
             sc(32, u64::from(DONE))
         ));
-        g.line(&format!("store <32 x i32> {n0}, <32 x i32>* %next"));
+        g.line(&format!("store <{W} x i32> {n0}, <{W} x i32>* %next"));
         for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
             g.line(&format!("store i32 0, i32* %{name}"));
         }
@@ -1887,7 +1902,7 @@ fn dispatcher(g: &mut Gen) {
     g.line("store i32 1, i32* %pick_max");
     g.line("br label %leave");
     g.emit_label("dispatch_go");
-    let next = g.load_scalar("next", "<32 x i32>");
+    let next = g.load_scalar("next", &vt(32));
     let wc = g.load_scalar("wait_coll", "i32");
     let wb = g.load_scalar("wait_bar", "i32");
     let w = g.t();
@@ -1896,11 +1911,11 @@ fn dispatcher(g: &mut Gen) {
     let elig = g.t();
     let done = sc(32, u64::from(DONE));
     g.line(&format!(
-        "{elig} = select <32 x i1> {wm}, <32 x i32> {done}, <32 x i32> {next}"
+        "{elig} = select <{W} x i1> {wm}, <{W} x i32> {done}, <{W} x i32> {next}"
     ));
     let cmin = g.t();
     g.line(&format!(
-        "{cmin} = call i32 @llvm.vector.reduce.umin.v32i32(<32 x i32> {elig})"
+        "{cmin} = call i32 @llvm.vector.reduce.umin.v{W}i32(<{W} x i32> {elig})"
     ));
     // The latest lanes only after a yield (rare): no second reduction on
     // the common path.
@@ -1917,12 +1932,12 @@ fn dispatcher(g: &mut Gen) {
     let isdone = g.t();
     let elig_max = g.t();
     let cmax = g.t();
-    g.line(&format!("{isdone} = icmp eq <32 x i32> {elig}, {done}"));
+    g.line(&format!("{isdone} = icmp eq <{W} x i32> {elig}, {done}"));
     g.line(&format!(
-        "{elig_max} = select <32 x i1> {isdone}, <32 x i32> zeroinitializer, <32 x i32> {elig}"
+        "{elig_max} = select <{W} x i1> {isdone}, <{W} x i32> zeroinitializer, <{W} x i32> {elig}"
     ));
     g.line(&format!(
-        "{cmax} = call i32 @llvm.vector.reduce.umax.v32i32(<32 x i32> {elig_max})"
+        "{cmax} = call i32 @llvm.vector.reduce.umax.v{W}i32(<{W} x i32> {elig_max})"
     ));
     g.line(&format!("br label %{lsel}"));
     g.emit_label(&lmin);
@@ -2013,11 +2028,11 @@ fn dispatcher_and_blocks(
             let v = g.t();
             g.line(&format!("{v} = load i32, i32* {c}"));
             let sv = g.splat("i32", &v);
-            let mask = g.load_scalar("mask", "<32 x i1>");
+            let mask = g.load_scalar("mask", &mask_ty());
             let bits = if *op == BarRed::Popc { 32 } else { 1 };
             let val = if bits == 1 {
                 let t = g.t();
-                g.line(&format!("{t} = icmp ne <32 x i32> {sv}, zeroinitializer"));
+                g.line(&format!("{t} = icmp ne <{W} x i32> {sv}, zeroinitializer"));
                 t
             } else {
                 sv
@@ -2100,9 +2115,11 @@ fn dispatcher_and_blocks(
         g.line("ret i32 0");
         g.emit_label("unfinished");
     }
-    let nv = g.load_scalar("next", "<32 x i32>");
-    let np = g.state_ptr(state::NEXT, "<32 x i32>");
-    g.line(&format!("store <32 x i32> {nv}, <32 x i32>* {np}, align 4"));
+    let nv = g.load_scalar("next", &vt(32));
+    let np = g.state_ptr(state::NEXT, &vt(32));
+    g.line(&format!(
+        "store <{W} x i32> {nv}, <{W} x i32>* {np}, align 4"
+    ));
     for (name, o) in [
         ("live", state::LIVE),
         ("wait_coll", state::WAIT_COLL),
@@ -2610,12 +2627,12 @@ conv_do:
   %crpi = bitcast i8* %crp to i32*
   %cra = load i32, i32* %crpi
   %cat = sub i32 %cra, 1
-  %cati = insertelement <32 x i32> undef, i32 %cat, i32 0
-  %cats = shufflevector <32 x i32> %cati, <32 x i32> undef, <32 x i32> zeroinitializer
+  %cati = insertelement <{W} x i32> undef, i32 %cat, i32 0
+  %cats = shufflevector <{W} x i32> %cati, <{W} x i32> undef, <{W} x i32> zeroinitializer
 {clm}
-  %cnext = select <32 x i1> %clm, <32 x i32> %cats, <32 x i32> {done}
-  %cnp = bitcast i8* %cst to <32 x i32>*
-  store <32 x i32> %cnext, <32 x i32>* %cnp, align 4
+  %cnext = select <{W} x i1> %clm, <{W} x i32> %cats, <{W} x i32> {done}
+  %cnp = bitcast i8* %cst to <{W} x i32>*
+  store <{W} x i32> %cnext, <{W} x i32>* %cnp, align 4
   %cme = sub i32 %cc, {lean}
   %cwp = getelementptr i8, i8* %cst, i64 {wait}
   %cwpi = bitcast i8* %cwp to i32*
@@ -2646,13 +2663,13 @@ back2:
                 pick = state::PICK_MAX,
                 done = sc(32, u64::from(DONE)),
                 clm = if avx512 {
-                    "  %clm = bitcast i32 %clv to <32 x i1>".to_string()
+                    format!("  %clm = bitcast i32 %clv to <{W} x i1>")
                 } else {
                     format!(
-                        "  %clvi = insertelement <32 x i32> undef, i32 %clv, i32 0
-  %clvs = shufflevector <32 x i32> %clvi, <32 x i32> undef, <32 x i32> zeroinitializer
-  %clva = and <32 x i32> %clvs, {}
-  %clm = icmp ne <32 x i32> %clva, zeroinitializer",
+                        "  %clvi = insertelement <{W} x i32> undef, i32 %clv, i32 0
+  %clvs = shufflevector <{W} x i32> %clvi, <{W} x i32> undef, <{W} x i32> zeroinitializer
+  %clva = and <{W} x i32> %clvs, {}
+  %clm = icmp ne <{W} x i32> %clva, zeroinitializer",
                         lane_bits()
                     )
                 },

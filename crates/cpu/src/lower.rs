@@ -1,6 +1,6 @@
 //! Instructions and terminators to LLVM IR over 32-lane vectors.
 
-use crate::emit::{env, iota, lanes_mask, sc, vt, Emitter as Gen, Helper, DONE, W};
+use crate::emit::{env, iota, lanes_mask, mask_ty, sc, vt, Emitter as Gen, Helper, DONE, W};
 use crate::lanes::Lanes;
 use crate::prepare::Unsupported;
 use std::fmt::Write;
@@ -10,14 +10,14 @@ type R = Result<(), Unsupported>;
 
 /// Lanes that run the instruction: the group mask and the guard.
 fn exec_mask(g: &mut Gen, inst: &Inst) -> String {
-    let mask = g.load_scalar("mask", "<32 x i1>");
+    let mask = g.load_scalar("mask", &mask_ty());
     match inst.guard {
         None => mask,
         Some((p, neg)) => {
             let pv = g.val(Value::Reg(p), 1);
             let pv = if neg { not1(g, &pv) } else { pv };
             let e = g.t();
-            g.line(&format!("{e} = and <32 x i1> {mask}, {pv}"));
+            g.line(&format!("{e} = and <{W} x i1> {mask}, {pv}"));
             e
         }
     }
@@ -25,7 +25,7 @@ fn exec_mask(g: &mut Gen, inst: &Inst) -> String {
 
 fn not1(g: &mut Gen, v: &str) -> String {
     let r = g.t();
-    g.line(&format!("{r} = xor <32 x i1> {v}, {}", sc(1, 1)));
+    g.line(&format!("{r} = xor <{W} x i1> {v}, {}", sc(1, 1)));
     r
 }
 
@@ -44,7 +44,7 @@ fn icmp(g: &mut Gen, pred: &str, bits: u32, a: &str, b: &str) -> String {
 fn sel(g: &mut Gen, c: &str, bits: u32, a: &str, b: &str) -> String {
     let r = g.t();
     g.line(&format!(
-        "{r} = select <32 x i1> {c}, {} {a}, {} {b}",
+        "{r} = select <{W} x i1> {c}, {} {a}, {} {b}",
         vt(bits),
         vt(bits)
     ));
@@ -173,17 +173,17 @@ fn uniform_symbol(a: &Address, space: Space) -> bool {
 /// Returns lane 0's address and the test.
 fn contiguous(g: &mut Gen, h: &str, size: u32, exec: &str) -> (String, String) {
     let h0 = g.t();
-    g.line(&format!("{h0} = extractelement <32 x i64> {h}, i32 0"));
+    g.line(&format!("{h0} = extractelement <{W} x i64> {h}, i32 0"));
     let s0 = g.splat("i64", &h0);
     let steps = bin(g, "mul", 64, &iota(64), &sc(64, u64::from(size)));
     let expect = bin(g, "add", 64, &s0, &steps);
     let eq = icmp(g, "eq", 64, h, &expect);
     let nex = not1(g, exec);
     let ok = g.t();
-    g.line(&format!("{ok} = or <32 x i1> {eq}, {nex}"));
+    g.line(&format!("{ok} = or <{W} x i1> {eq}, {nex}"));
     let all = g.t();
     g.line(&format!(
-        "{all} = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> {ok})"
+        "{all} = call i1 @llvm.vector.reduce.and.v{W}i1(<{W} x i1> {ok})"
     ));
     (h0, all)
 }
@@ -224,7 +224,7 @@ fn affine_host_addr(
             let generic = matches!(space, Space::Generic | Space::Global);
             let v = symbol_addr(g, s, generic).ok()?;
             (
-                g.def(&format!("extractelement <32 x i64> {v}, i32 0")),
+                g.def(&format!("extractelement <{W} x i64> {v}, i32 0")),
                 Lanes::uniform(1),
                 None,
             )
@@ -301,7 +301,7 @@ fn load_rows(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: &str) -> String 
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
     g.def(&format!(
-        "phi <32 x i{bits}> [ {v0}, %{lfe} ], [ {v1}, %{lpe} ]"
+        "phi <{W} x i{bits}> [ {v0}, %{lfe} ], [ {v1}, %{lpe} ]"
     ))
 }
 
@@ -326,7 +326,7 @@ fn load_rows_with(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: Option<&str
             }
             Some(exec) => {
                 let m = g.def(&format!(
-                    "shufflevector <32 x i1> {exec}, <32 x i1> undef, <{w} x i32> {}",
+                    "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{w} x i32> {}",
                     lanes_mask(row * w..(row + 1) * w)
                 ));
                 if l.stride == 0 {
@@ -393,10 +393,10 @@ fn store_rows(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, v: &str, exec: &str) 
         let base = g.def(&format!("add i64 {h0}, {}", i64::from(row) * delta));
         let r = lanes_mask(row * w..(row + 1) * w);
         let m = g.def(&format!(
-            "shufflevector <32 x i1> {exec}, <32 x i1> undef, <{w} x i32> {r}"
+            "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{w} x i32> {r}"
         ));
         let x = g.def(&format!(
-            "shufflevector <32 x i{bits}> {v}, <32 x i{bits}> undef, <{w} x i32> {r}"
+            "shufflevector <{W} x i{bits}> {v}, <{W} x i{bits}> undef, <{w} x i32> {r}"
         ));
         let p = g.def(&format!("inttoptr i64 {base} to <{w} x i{bits}>*"));
         g.line(&format!(
@@ -443,7 +443,7 @@ fn load_contig(g: &mut Gen, h0: &str, bits: u32, exec: &str) -> String {
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lm);
     let v1 = g.t();
-    g.line(&format!("{v1} = call {} @llvm.masked.load.v32i{bits}.p0v32i{bits}({}* {bp}, i32 {size}, <32 x i1> {exec}, {} undef)", vt(bits), vt(bits), vt(bits)));
+    g.line(&format!("{v1} = call {} @llvm.masked.load.v{W}i{bits}.p0v{W}i{bits}({}* {bp}, i32 {size}, <{W} x i1> {exec}, {} undef)", vt(bits), vt(bits), vt(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
     let v = g.t();
@@ -543,18 +543,18 @@ pub(crate) fn slow_load_fn(bits: u32, avx512: bool) -> String {
     // 6.2 ms, spmv 3.7 -> 3.2 ms).
     let inl = if avx512 { "alwaysinline" } else { "noinline" };
     format!(
-        "define internal <32 x i{bits}> @wf_ld_slow_{bits}(<32 x i64> %h, <32 x i1> %exec) {inl} #0 {{
+        "define internal <{W} x i{bits}> @wf_ld_slow_{bits}(<{W} x i64> %h, <{W} x i1> %exec) {inl} #0 {{
 entry:
-  %eb = bitcast <32 x i1> %exec to i32
-  %h0 = extractelement <32 x i64> %h, i32 0
-  %h16 = extractelement <32 x i64> %h, i32 16
-  %x = insertelement <32 x i64> undef, i64 %h0, i32 0
-  %y = insertelement <32 x i64> %x, i64 %h16, i32 16
-  %halves = shufflevector <32 x i64> %y, <32 x i64> undef, <32 x i32> <{half_idx}>
-  %nex = xor <32 x i1> %exec, {ones}
-  %same = icmp eq <32 x i64> %h, %halves
-  %ok = or <32 x i1> %same, %nex
-  %all_same = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> %ok)
+  %eb = bitcast <{W} x i1> %exec to i32
+  %h0 = extractelement <{W} x i64> %h, i32 0
+  %h16 = extractelement <{W} x i64> %h, i32 16
+  %x = insertelement <{W} x i64> undef, i64 %h0, i32 0
+  %y = insertelement <{W} x i64> %x, i64 %h16, i32 16
+  %halves = shufflevector <{W} x i64> %y, <{W} x i64> undef, <{W} x i32> <{half_idx}>
+  %nex = xor <{W} x i1> %exec, {ones}
+  %same = icmp eq <{W} x i64> %h, %halves
+  %ok = or <{W} x i1> %same, %nex
+  %all_same = call i1 @llvm.vector.reduce.and.v{W}i1(<{W} x i1> %ok)
   %lo = and i32 %eb, 65535
   %hi = lshr i32 %eb, 16
   %lo_any = icmp ne i32 %lo, 0
@@ -567,15 +567,15 @@ bcast:
   %sv0 = load i{bits}, i{bits}* %sp0, align {size}
   %sp1 = inttoptr i64 %h16 to i{bits}*
   %sv1 = load i{bits}, i{bits}* %sp1, align {size}
-  %bx = insertelement <32 x i{bits}> undef, i{bits} %sv0, i32 0
-  %by = insertelement <32 x i{bits}> %bx, i{bits} %sv1, i32 16
-  %bv = shufflevector <32 x i{bits}> %by, <32 x i{bits}> undef, <32 x i32> <{half_idx}>
-  ret <32 x i{bits}> %bv
+  %bx = insertelement <{W} x i{bits}> undef, i{bits} %sv0, i32 0
+  %by = insertelement <{W} x i{bits}> %bx, i{bits} %sv1, i32 16
+  %bv = shufflevector <{W} x i{bits}> %by, <{W} x i{bits}> undef, <{W} x i32> <{half_idx}>
+  ret <{W} x i{bits}> %bv
 halves_test:
-  %expect = add <32 x i64> %halves, <{steps}>
-  %eq = icmp eq <32 x i64> %h, %expect
-  %ok2 = or <32 x i1> %eq, %nex
-  %all2 = call i1 @llvm.vector.reduce.and.v32i1(<32 x i1> %ok2)
+  %expect = add <{W} x i64> %halves, <{steps}>
+  %eq = icmp eq <{W} x i64> %h, %expect
+  %ok2 = or <{W} x i1> %eq, %nex
+  %all2 = call i1 @llvm.vector.reduce.and.v{W}i1(<{W} x i1> %ok2)
   br i1 %all2, label %rows, label %gather
 rows:
   %p0 = inttoptr i64 %h0 to <16 x i{bits}>*
@@ -585,19 +585,19 @@ rows:
 rows_plain:
   %x0 = load <16 x i{bits}>, <16 x i{bits}>* %p0, align {size}
   %x1 = load <16 x i{bits}>, <16 x i{bits}>* %p1, align {size}
-  %xv = shufflevector <16 x i{bits}> %x0, <16 x i{bits}> %x1, <32 x i32> {all}
-  ret <32 x i{bits}> %xv
+  %xv = shufflevector <16 x i{bits}> %x0, <16 x i{bits}> %x1, <{W} x i32> {all}
+  ret <{W} x i{bits}> %xv
 rows_masked:
-  %m0 = shufflevector <32 x i1> %exec, <32 x i1> undef, <16 x i32> {lo}
-  %m1 = shufflevector <32 x i1> %exec, <32 x i1> undef, <16 x i32> {hi}
+  %m0 = shufflevector <{W} x i1> %exec, <{W} x i1> undef, <16 x i32> {lo}
+  %m1 = shufflevector <{W} x i1> %exec, <{W} x i1> undef, <16 x i32> {hi}
   %w0 = call <16 x i{bits}> @llvm.masked.load.v16i{bits}.p0v16i{bits}(<16 x i{bits}>* %p0, i32 {size}, <16 x i1> %m0, <16 x i{bits}> undef)
   %w1 = call <16 x i{bits}> @llvm.masked.load.v16i{bits}.p0v16i{bits}(<16 x i{bits}>* %p1, i32 {size}, <16 x i1> %m1, <16 x i{bits}> undef)
-  %v = shufflevector <16 x i{bits}> %w0, <16 x i{bits}> %w1, <32 x i32> {all}
-  ret <32 x i{bits}> %v
+  %v = shufflevector <16 x i{bits}> %w0, <16 x i{bits}> %w1, <{W} x i32> {all}
+  ret <{W} x i{bits}> %v
 gather:
-  %ps = inttoptr <32 x i64> %h to <32 x i{bits}*>
-  %g = call <32 x i{bits}> @llvm.masked.gather.v32i{bits}.v32p0i{bits}(<32 x i{bits}*> %ps, i32 {size}, <32 x i1> %exec, <32 x i{bits}> undef)
-  ret <32 x i{bits}> %g
+  %ps = inttoptr <{W} x i64> %h to <{W} x i{bits}*>
+  %g = call <{W} x i{bits}> @llvm.masked.gather.v{W}i{bits}.v{W}p0i{bits}(<{W} x i{bits}*> %ps, i32 {size}, <{W} x i1> %exec, <{W} x i{bits}> undef)
+  ret <{W} x i{bits}> %g
 }}
 
 "
@@ -665,7 +665,7 @@ fn store_contig(g: &mut Gen, h0: &str, bits: u32, v: &str, exec: &str, streaming
     }
     whole(g, &format!("align {size}"));
     g.emit_label(&lm);
-    g.line(&format!("call void @llvm.masked.store.v32i{bits}.p0v32i{bits}({} {v}, {}* {bp}, i32 {size}, <32 x i1> {exec})", vt(bits), vt(bits)));
+    g.line(&format!("call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({} {v}, {}* {bp}, i32 {size}, <{W} x i1> {exec})", vt(bits), vt(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
 }
@@ -708,7 +708,7 @@ fn lane_value(g: &mut Gen, v: &str, bits: u32, lane: &str) -> String {
     let half = |g: &mut Gen, from: u32| {
         let idx: Vec<String> = (from..from + 16).map(|i| format!("i32 {i}")).collect();
         g.def(&format!(
-            "shufflevector <32 x i32> {v}, <32 x i32> undef, <16 x i32> <{}>",
+            "shufflevector <{W} x i32> {v}, <{W} x i32> undef, <16 x i32> <{}>",
             idx.join(", ")
         ))
     };
@@ -754,7 +754,7 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
                 let (lo, m) = reverse_access(g, &hi, bits, exec);
                 let v = load_contig(g, &lo, bits, &m);
                 g.def(&format!(
-                    "shufflevector {} {v}, {} undef, <32 x i32> {}",
+                    "shufflevector {} {v}, {} undef, <{W} x i32> {}",
                     vt(bits),
                     vt(bits),
                     reverse_lanes()
@@ -785,7 +785,7 @@ fn jump_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     if !g.avx512 {
         return lane_loop_elems(g, h, bits, exec);
     }
-    let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
+    let ps = g.def(&format!("inttoptr <{W} x i64> {h} to <{W} x i{bits}*>"));
     gather(g, &ps, bits, exec)
 }
 
@@ -815,7 +815,7 @@ fn lane_loop_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     if bits == 64 {
         r
     } else {
-        g.def(&format!("trunc <32 x i64> {r} to {}", vt(bits)))
+        g.def(&format!("trunc <{W} x i64> {r} to {}", vt(bits)))
     }
 }
 
@@ -825,7 +825,7 @@ fn lane_loop_scatter(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
     let v64 = if bits == 64 {
         v.to_string()
     } else {
-        g.def(&format!("zext {} {v} to <32 x i64>", vt(bits)))
+        g.def(&format!("zext {} {v} to <{W} x i64>", vt(bits)))
     };
     g.lane_loop(&[h.to_string(), v64], 2, Some(exec), |g, xs| {
         let p = g.def(&format!("inttoptr i64 {} to i{bits}*", xs[0]));
@@ -859,7 +859,7 @@ fn reverse_lanes() -> String {
 fn reverse_access(g: &mut Gen, h0: &str, bits: u32, exec: &str) -> (String, String) {
     let lo = g.def(&format!("sub i64 {h0}, {}", 31 * (bits / 8)));
     let m = g.def(&format!(
-        "shufflevector <32 x i1> {exec}, <32 x i1> undef, <32 x i32> {}",
+        "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{W} x i32> {}",
         reverse_lanes()
     ));
     (lo, m)
@@ -869,7 +869,7 @@ fn reverse_access(g: &mut Gen, h0: &str, bits: u32, exec: &str) -> (String, Stri
 fn slow_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     g.slow_loads.insert(bits);
     g.def(&format!(
-        "call {} @wf_ld_slow_{bits}(<32 x i64> {h}, <32 x i1> {exec})",
+        "call {} @wf_ld_slow_{bits}(<{W} x i64> {h}, <{W} x i1> {exec})",
         vt(bits)
     ))
 }
@@ -903,7 +903,7 @@ fn load_strided(g: &mut Gen, h0: &str, f: u32, bits: u32, exec: &str) -> String 
         .map(|j| format!("i32 {}", if j % f == 0 { j / f } else { W }))
         .collect();
     let m = g.def(&format!(
-        "shufflevector <32 x i1> {exec}, <32 x i1> zeroinitializer, <{n} x i32> <{}>",
+        "shufflevector <{W} x i1> {exec}, <{W} x i1> zeroinitializer, <{n} x i32> <{}>",
         spread.join(", ")
     ));
     let p = g.def(&format!("inttoptr i64 {h0} to <{n} x i{bits}>*"));
@@ -939,7 +939,7 @@ fn load_strided(g: &mut Gen, h0: &str, f: u32, bits: u32, exec: &str) -> String 
     ));
     let pick: Vec<String> = (0..W).map(|i| format!("i32 {}", i * f)).collect();
     g.def(&format!(
-        "shufflevector <{n} x i{bits}> {win}, <{n} x i{bits}> undef, <32 x i32> <{}>",
+        "shufflevector <{n} x i{bits}> {win}, <{n} x i{bits}> undef, <{W} x i32> <{}>",
         pick.join(", ")
     ))
 }
@@ -1166,7 +1166,7 @@ pub(crate) fn emit_load_group(g: &mut Gen, insts: &[Inst], group: &LoadGroup) ->
             };
             let c = col as usize;
             let v = g.def(&format!(
-                "shufflevector <16 x i32> {}, <16 x i32> {}, <32 x i32> {}",
+                "shufflevector <16 x i32> {}, <16 x i32> {}, <{W} x i32> {}",
                 lo[c],
                 hi[c],
                 lanes_mask(0..32)
@@ -1273,7 +1273,7 @@ fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec
             How::Reversed => {
                 let (lo, m) = reverse_access(g, &hi, bits, exec);
                 let rv = g.def(&format!(
-                    "shufflevector {} {v}, {} undef, <32 x i32> {}",
+                    "shufflevector {} {v}, {} undef, <{W} x i32> {}",
                     vt(bits),
                     vt(bits),
                     reverse_lanes()
@@ -1310,14 +1310,14 @@ fn rejoin_after_jump(
 fn indexed_ptrs(g: &mut Gen, h: &str, idx: &str, bits: u32) -> String {
     let base = g.def(&format!("inttoptr i64 {h} to i{bits}*"));
     g.def(&format!(
-        "getelementptr i{bits}, i{bits}* {base}, <32 x i32> {idx}"
+        "getelementptr i{bits}, i{bits}* {base}, <{W} x i32> {idx}"
     ))
 }
 
 /// Elements at pointers `ps`, for the lanes of `exec`.
 fn gather(g: &mut Gen, ps: &str, bits: u32, exec: &str) -> String {
     g.def(&format!(
-        "call <32 x i{bits}> @llvm.masked.gather.v32i{bits}.v32p0i{bits}(<32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec}, <32 x i{bits}> undef)",
+        "call <{W} x i{bits}> @llvm.masked.gather.v{W}i{bits}.v{W}p0i{bits}(<{W} x i{bits}*> {ps}, i32 {}, <{W} x i1> {exec}, <{W} x i{bits}> undef)",
         bits / 8
     ))
 }
@@ -1328,7 +1328,7 @@ fn scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
         return branchless_scatter(g, ps, bits, v, exec);
     }
     g.line(&format!(
-        "call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> {v}, <32 x i{bits}*> {ps}, i32 {}, <32 x i1> {exec})",
+        "call void @llvm.masked.scatter.v{W}i{bits}.v{W}p0i{bits}(<{W} x i{bits}> {v}, <{W} x i{bits}*> {ps}, i32 {}, <{W} x i1> {exec})",
         bits / 8
     ));
 }
@@ -1342,26 +1342,26 @@ fn scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
 fn branchless_scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
     if !g.allocas.contains("%scat_addr ") {
         g.allocas.push_str(
-            "  %scat_addr = alloca [32 x i64], align 64\n  %scat_val = alloca [32 x i64], align 64\n  %scat_sink = alloca i64, align 8\n",
+            &format!("  %scat_addr = alloca [{W} x i64], align 64\n  %scat_val = alloca [{W} x i64], align 64\n  %scat_sink = alloca i64, align 8\n"),
         );
     }
-    let hs = g.def(&format!("ptrtoint <32 x i{bits}*> {ps} to <32 x i64>"));
+    let hs = g.def(&format!("ptrtoint <{W} x i{bits}*> {ps} to <{W} x i64>"));
     let sink = g.def("ptrtoint i64* %scat_sink to i64");
     let sinks = g.splat("i64", &sink);
     let hsel = g.def(&format!(
-        "select <32 x i1> {exec}, <32 x i64> {hs}, <32 x i64> {sinks}"
+        "select <{W} x i1> {exec}, <{W} x i64> {hs}, <{W} x i64> {sinks}"
     ));
-    let ap = g.def("bitcast [32 x i64]* %scat_addr to <32 x i64>*");
+    let ap = g.def(&format!("bitcast [{W} x i64]* %scat_addr to <{W} x i64>*"));
     g.line(&format!(
-        "store <32 x i64> {hsel}, <32 x i64>* {ap}, align 64"
+        "store <{W} x i64> {hsel}, <{W} x i64>* {ap}, align 64"
     ));
-    let vp = g.def(&format!("bitcast [32 x i64]* %scat_val to {}*", vt(bits)));
+    let vp = g.def(&format!("bitcast [{W} x i64]* %scat_val to {}*", vt(bits)));
     g.line(&format!(
         "store {} {v}, {}* {vp}, align 64",
         vt(bits),
         vt(bits)
     ));
-    let vbase = g.def(&format!("bitcast [32 x i64]* %scat_val to i{bits}*"));
+    let vbase = g.def(&format!("bitcast [{W} x i64]* %scat_val to i{bits}*"));
     let (pre, head, done) = (
         g.label("scat_pre"),
         g.label("scat_head"),
@@ -1376,7 +1376,7 @@ fn branchless_scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
         "{i} = phi i32 [ 0, %{pre} ], [ {inext}, %{head} ]"
     ));
     let pa = g.def(&format!(
-        "getelementptr [32 x i64], [32 x i64]* %scat_addr, i32 0, i32 {i}"
+        "getelementptr [{W} x i64], [{W} x i64]* %scat_addr, i32 0, i32 {i}"
     ));
     let a = g.def(&format!("load i64, i64* {pa}, align 8"));
     let pv = g.def(&format!("getelementptr i{bits}, i{bits}* {vbase}, i32 {i}"));
@@ -1404,7 +1404,7 @@ fn scatter_from(g: &mut Gen, h: &str, idx: &str, bits: u32, v: &str, exec: &str)
 
 /// `v` to the lanes' host addresses `h`: a plain scatter.
 fn scatter_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
-    let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
+    let ps = g.def(&format!("inttoptr <{W} x i64> {h} to <{W} x i{bits}*>"));
     scatter(g, &ps, bits, v, exec)
 }
 
@@ -1423,7 +1423,7 @@ fn load_per_lane(
     let h = host_addr(g, addr, space)?;
     if space == Space::Global {
         // Lane 0's address, on or off: a prefetch is only a hint.
-        let h0 = g.def(&format!("extractelement <32 x i64> {h}, i32 0"));
+        let h0 = g.def(&format!("extractelement <{W} x i64> {h}, i32 0"));
         prefetch_stride(g, &h0);
     }
     for (i, d) in dsts.iter().enumerate() {
@@ -1479,7 +1479,7 @@ fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
     } else {
         // Elsewhere too, lanes of this group whose guard is off pass by.
         let l = g.load_scalar("live", "i32");
-        let m = g.load_scalar("mask", "<32 x i1>");
+        let m = g.load_scalar("mask", &mask_ty());
         let (mb, eb) = (g.bits_of_mask(&m), g.bits_of_mask(exec));
         let off = g.def(&format!("xor i32 {eb}, {mb}"));
         let noff = g.def(&format!("xor i32 {off}, -1"));
@@ -1501,7 +1501,7 @@ fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
         let need_sel = sel(g, exec, 32, &need_v, "zeroinitializer");
         let need = g.t();
         g.line(&format!(
-            "{need} = call i32 @llvm.vector.reduce.or.v32i32(<32 x i32> {need_sel})"
+            "{need} = call i32 @llvm.vector.reduce.or.v{W}i32(<{W} x i32> {need_sel})"
         ));
         need
     };
@@ -1518,7 +1518,7 @@ fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
     g.line(&format!("br i1 {any}, label %{lw}, label %{lgo}"));
     g.emit_label(&lw);
     // The group waits here (its next stays at this block) for the others.
-    let mask = g.load_scalar("mask", "<32 x i1>");
+    let mask = g.load_scalar("mask", &mask_ty());
     let mb = g.bits_of_mask(&mask);
     let wc = g.load_scalar("wait_coll", "i32");
     let wc2 = g.t();
@@ -1700,7 +1700,9 @@ pub(crate) fn emit_inst(
                 let f = g.fval(*c, Ty::F32);
                 let f = if *ftz { g.ftz(&f, Ty::F32) } else { f };
                 let r = g.t();
-                g.line(&format!("{r} = fcmp oge <32 x float> {f}, zeroinitializer"));
+                g.line(&format!(
+                    "{r} = fcmp oge <{W} x float> {f}, zeroinitializer"
+                ));
                 r
             } else {
                 let cv = g.val(*c, 32);
@@ -1845,7 +1847,7 @@ pub(crate) fn emit_inst(
                 let h = host_addr(g, addr, *space)?;
                 for (i, d) in dsts.iter().enumerate() {
                     let h0 = g.t();
-                    g.line(&format!("{h0} = extractelement <32 x i64> {h}, i32 0"));
+                    g.line(&format!("{h0} = extractelement <{W} x i64> {h}, i32 0"));
                     let hi = g.t();
                     g.line(&format!("{hi} = add i64 {h0}, {}", i as u32 * bits / 8));
                     let p = g.t();
@@ -1952,7 +1954,7 @@ pub(crate) fn emit_inst(
                 let j = list(&|l| format!("i32 {}", j[l]));
                 let ok = list(&|l| format!("i1 {}", u8::from(ok[l])));
                 let got = g.def(&format!(
-                    "shufflevector <32 x i32> {av}, <32 x i32> undef, <32 x i32> {j}"
+                    "shufflevector <{W} x i32> {av}, <{W} x i32> undef, <{W} x i32> {j}"
                 ));
                 (got, j, ok)
             } else {
@@ -2070,7 +2072,7 @@ pub(crate) fn emit_inst(
             let v = sel(g, &pm, 32, &av, &sc(32, ident));
             let r = g.t();
             g.line(&format!(
-                "{r} = call i32 @llvm.vector.reduce.{red}.v32i32(<32 x i32> {v})"
+                "{r} = call i32 @llvm.vector.reduce.{red}.v{W}i32(<{W} x i32> {v})"
             ));
             let s = g.splat("i32", &r);
             g.set(*dst, &s, 32, false, &exec);
@@ -2297,9 +2299,9 @@ fn host_call(g: &mut Gen, inst: &Inst, exec: &str) -> R {
             CallArg::Local(l) => {
                 let size = g.p.func.locals[*l].size.min(8);
                 let h = symbol_addr(g, Symbol::Local(*l), true)?;
-                let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i64*>"));
+                let ps = g.def(&format!("inttoptr <{W} x i64> {h} to <{W} x i64*>"));
                 let v = g.def(&format!(
-                    "call <32 x i64> @llvm.masked.gather.v32i64.v32p0i64(<32 x i64*> {ps}, i32 1, <32 x i1> {exec}, <32 x i64> undef)"
+                    "call <{W} x i64> @llvm.masked.gather.v{W}i64.v{W}p0i64(<{W} x i64*> {ps}, i32 1, <{W} x i1> {exec}, <{W} x i64> undef)"
                 ));
                 if size < 8 {
                     bin(g, "and", 64, &v, &sc(64, (1u64 << (8 * size)) - 1))
@@ -2317,10 +2319,10 @@ fn host_call(g: &mut Gen, inst: &Inst, exec: &str) -> R {
         Some(CallArg::Local(l)) => {
             let bits = (g.p.func.locals[*l].size * 8) as u32;
             let h = symbol_addr(g, Symbol::Local(*l), true)?;
-            let ps = g.def(&format!("inttoptr <32 x i64> {h} to <32 x i{bits}*>"));
+            let ps = g.def(&format!("inttoptr <{W} x i64> {h} to <{W} x i{bits}*>"));
             let v = g.conv(&r, 64, bits, false);
             g.line(&format!(
-                "call void @llvm.masked.scatter.v32i{bits}.v32p0i{bits}(<32 x i{bits}> {v}, <32 x i{bits}*> {ps}, i32 1, <32 x i1> {exec})"
+                "call void @llvm.masked.scatter.v{W}i{bits}.v{W}p0i{bits}(<{W} x i{bits}> {v}, <{W} x i{bits}*> {ps}, i32 1, <{W} x i1> {exec})"
             ));
         }
         _ => {}
@@ -2351,7 +2353,7 @@ fn go_as_dispatcher(g: &mut Gen, x: u32) {
     let go = g.label("pick_known");
     g.line(&format!("br i1 {latest}, label %dispatch, label %{go}"));
     g.emit_label(&go);
-    let next = g.load_scalar("next", "<32 x i32>");
+    let next = g.load_scalar("next", &vt(32));
     let wc = g.load_scalar("wait_coll", "i32");
     g.take_group_at(&next, &x.to_string(), &wc);
     let tl = g.target(x);
@@ -2360,14 +2362,14 @@ fn go_as_dispatcher(g: &mut Gen, x: u32) {
 
 /// next = target for the lanes of the group.
 pub(crate) fn set_next(g: &mut Gen, target: &str) {
-    let mask = g.load_scalar("mask", "<32 x i1>");
-    let next = g.load_scalar("next", "<32 x i32>");
+    let mask = g.load_scalar("mask", &mask_ty());
+    let next = g.load_scalar("next", &vt(32));
     let n2 = sel(g, &mask, 32, target, &next);
-    g.line(&format!("store <32 x i32> {n2}, <32 x i32>* %next"));
+    g.line(&format!("store <{W} x i32> {n2}, <{W} x i32>* %next"));
 }
 
 pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
-    let mask = g.load_scalar("mask", "<32 x i1>");
+    let mask = g.load_scalar("mask", &mask_ty());
     let mb = g.load_scalar("mask_bits", "i32");
     let live = g.load_scalar("live", "i32");
     let conv = g.t();
@@ -2425,7 +2427,7 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
                 let pv = g.val(Value::Reg(*pred), 1);
                 let pv = if *negate { not1(g, &pv) } else { pv };
                 let taken = g.t();
-                g.line(&format!("{taken} = and <32 x i1> {mask}, {pv}"));
+                g.line(&format!("{taken} = and <{W} x i1> {mask}, {pv}"));
                 (pv.clone(), g.bits_of_mask(&taken))
             };
             let allt = g.t();
@@ -2537,9 +2539,9 @@ fn special(g: &mut Gen, s: Special) -> (String, u32) {
             g.line(&format!("{p} = add i64 {tab}, {idx}"));
             g.line(&format!("{q} = add i64 {p}, {}", u32::from(c) * 128));
             let ptr = g.t();
-            g.line(&format!("{ptr} = inttoptr i64 {q} to <32 x i32>*"));
+            g.line(&format!("{ptr} = inttoptr i64 {q} to <{W} x i32>*"));
             g.line(&format!(
-                "{v} = load <32 x i32>, <32 x i32>* {ptr}, align 4"
+                "{v} = load <{W} x i32>, <{W} x i32>* {ptr}, align 4"
             ));
             (v, 32)
         }
@@ -2610,13 +2612,13 @@ fn compare(g: &mut Gen, cmp: CmpOp, ty: Ty, a: Value, b: Value, ftz: bool) -> St
                         let w = g.conv(&h, 16, 32, false);
                         let s = bin(g, "shl", 32, &w, &sc(32, 16));
                         let f = g.t();
-                        g.line(&format!("{f} = bitcast <32 x i32> {s} to <32 x float>"));
+                        g.line(&format!("{f} = bitcast <{W} x i32> {s} to <{W} x float>"));
                         f
                     } else {
                         let hh = g.t();
                         let f = g.t();
-                        g.line(&format!("{hh} = bitcast <32 x i16> {h} to <32 x half>"));
-                        g.line(&format!("{f} = fpext <32 x half> {hh} to <32 x float>"));
+                        g.line(&format!("{hh} = bitcast <{W} x i16> {h} to <{W} x half>"));
+                        g.line(&format!("{f} = fpext <{W} x half> {hh} to <{W} x float>"));
                         f
                     }
                 };
@@ -2640,7 +2642,7 @@ fn compare(g: &mut Gen, cmp: CmpOp, ty: Ty, a: Value, b: Value, ftz: bool) -> St
             CmpOp::Nan => "uno",
         };
         let r = g.t();
-        g.line(&format!("{r} = fcmp {p} <32 x {ft}> {x}, {y}"));
+        g.line(&format!("{r} = fcmp {p} <{W} x {ft}> {x}, {y}"));
         return r;
     }
     let bits = if ty == Ty::Pred { 1 } else { ty.bits() };
@@ -2860,13 +2862,13 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
             let r = g.t();
             if op == IntOp::Popc {
                 g.line(&format!(
-                    "{r} = call {} @llvm.ctpop.v32i{bits}({} {x})",
+                    "{r} = call {} @llvm.ctpop.v{W}i{bits}({} {x})",
                     vt(bits),
                     vt(bits)
                 ));
             } else {
                 g.line(&format!(
-                    "{r} = call {} @llvm.ctlz.v32i{bits}({} {x}, i1 false)",
+                    "{r} = call {} @llvm.ctlz.v{W}i{bits}({} {x}, i1 false)",
                     vt(bits),
                     vt(bits)
                 ));
@@ -2879,7 +2881,7 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
             let x = a(g, 0, bits);
             let r = g.t();
             g.line(&format!(
-                "{r} = call {} @llvm.bitreverse.v32i{bits}({} {x})",
+                "{r} = call {} @llvm.bitreverse.v{W}i{bits}({} {x})",
                 vt(bits),
                 vt(bits)
             ));
@@ -2914,7 +2916,7 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
             };
             let r = g.t();
             let f = if left { "fshl" } else { "fshr" };
-            g.line(&format!("{r} = call <32 x i32> @llvm.{f}.v32i32(<32 x i32> {hi}, <32 x i32> {lo}, <32 x i32> {n})"));
+            g.line(&format!("{r} = call <{W} x i32> @llvm.{f}.v{W}i32(<{W} x i32> {hi}, <{W} x i32> {lo}, <{W} x i32> {n})"));
             if clamp {
                 let is32 = icmp(g, "eq", 32, &n, &sc(32, 32));
                 sel(g, &is32, 32, if left { &lo } else { &hi }, &r)
@@ -2956,12 +2958,12 @@ fn emit_cvt(
     if matches!(src_ty, Ty::F32 | Ty::F64) && !dst_ty.is_float() && matches!(db, 32 | 64) {
         let f = g.fval(src, src_ty);
         let f = if ftz { g.ftz(&f, src_ty) } else { f };
-        let sfx = if src_ty == Ty::F64 {
-            "v32f64"
+        let sfx = &if src_ty == Ty::F64 {
+            format!("v{W}f64")
         } else {
-            "v32f32"
+            format!("v{W}f32")
         };
-        let ft = format!("<32 x {}>", fty_of(src_ty));
+        let ft = format!("<{W} x {}>", fty_of(src_ty));
         let rf = match round {
             Some(CvtRound::Int(Round::Nearest)) => "roundeven",
             Some(CvtRound::Int(Round::Down)) => "floor",
@@ -2977,7 +2979,7 @@ fn emit_cvt(
         };
         let r = g.t();
         g.line(&format!(
-            "{r} = call {} @llvm.{conv}.sat.v32i{db}.{sfx}({ft} {rr})",
+            "{r} = call {} @llvm.{conv}.sat.v{W}i{db}.{sfx}({ft} {rr})",
             vt(db)
         ));
         let nan_val = if src_ty == Ty::F64 || db == 64 {
@@ -3009,7 +3011,7 @@ fn emit_cvt(
         };
         let f = g.t();
         g.line(&format!(
-            "{f} = {op} {} {x} to <32 x {}>",
+            "{f} = {op} {} {x} to <{W} x {}>",
             vt(sb),
             fty_of(dst_ty)
         ));
@@ -3034,7 +3036,7 @@ fn emit_cvt(
             "fptrunc"
         };
         g.line(&format!(
-            "{r} = {op} <32 x {}> {f} to <32 x {}>",
+            "{r} = {op} <{W} x {}> {f} to <{W} x {}>",
             fty_of(src_ty),
             fty_of(dst_ty)
         ));
@@ -3121,13 +3123,15 @@ fn private_atomic(g: &mut Gen, rmw: Rmw, bits: u32, args: [String; 3], exec: &st
             continue;
         }
         let b = g.label(&format!("atombuf{k}_"));
-        let _ = writeln!(g.allocas, "  %{b} = alloca [32 x i64], align 64");
-        let vp = g.def(&format!("bitcast [32 x i64]* %{b} to <32 x i64>*"));
-        g.line(&format!("store <32 x i64> {a}, <32 x i64>* {vp}, align 64"));
+        let _ = writeln!(g.allocas, "  %{b} = alloca [{W} x i64], align 64");
+        let vp = g.def(&format!("bitcast [{W} x i64]* %{b} to <{W} x i64>*"));
+        g.line(&format!(
+            "store <{W} x i64> {a}, <{W} x i64>* {vp}, align 64"
+        ));
         bufs.push(Some(b));
     }
     let res = g.label("atomres");
-    let _ = writeln!(g.allocas, "  %{res} = alloca [32 x i64], align 64");
+    let _ = writeln!(g.allocas, "  %{res} = alloca [{W} x i64], align 64");
     for i in 0..W {
         let xs: Vec<String> = args
             .iter()
@@ -3135,21 +3139,21 @@ fn private_atomic(g: &mut Gen, rmw: Rmw, bits: u32, args: [String; 3], exec: &st
             .map(|(a, b)| match b {
                 Some(b) => {
                     let p = g.def(&format!(
-                        "getelementptr [32 x i64], [32 x i64]* %{b}, i32 0, i32 {i}"
+                        "getelementptr [{W} x i64], [{W} x i64]* %{b}, i32 0, i32 {i}"
                     ));
                     g.def(&format!("load volatile i64, i64* {p}"))
                 }
-                None => g.def(&format!("extractelement <32 x i64> {a}, i32 {i}")),
+                None => g.def(&format!("extractelement <{W} x i64> {a}, i32 {i}")),
             })
             .collect();
         let r = inline_atomic(g, rmw, bits, &xs, true);
         let p = g.def(&format!(
-            "getelementptr [32 x i64], [32 x i64]* %{res}, i32 0, i32 {i}"
+            "getelementptr [{W} x i64], [{W} x i64]* %{res}, i32 0, i32 {i}"
         ));
         g.line(&format!("store i64 {r}, i64* {p}"));
     }
-    let vp = g.def(&format!("bitcast [32 x i64]* %{res} to <32 x i64>*"));
-    let acc = g.def(&format!("load <32 x i64>, <32 x i64>* {vp}, align 64"));
+    let vp = g.def(&format!("bitcast [{W} x i64]* %{res} to <{W} x i64>*"));
+    let acc = g.def(&format!("load <{W} x i64>, <{W} x i64>* {vp}, align 64"));
     let lue = g.label("atom_all_end");
     g.line(&format!("br label %{lue}"));
     g.emit_label(&lue);
@@ -3164,7 +3168,7 @@ fn private_atomic(g: &mut Gen, rmw: Rmw, bits: u32, args: [String; 3], exec: &st
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
     g.def(&format!(
-        "phi <32 x i64> [ {acc}, %{lue} ], [ {r}, %{lle} ]"
+        "phi <{W} x i64> [ {acc}, %{lue} ], [ {r}, %{lle} ]"
     ))
 }
 
@@ -3275,7 +3279,7 @@ fn permute_lanes(g: &mut Gen, v: &str, j: &str) -> String {
     let (lo, hi) = (lanes_mask(0..16), lanes_mask(16..32));
     let half = |g: &mut Gen, x: &str, idx: &str| {
         g.def(&format!(
-            "shufflevector <32 x i32> {x}, <32 x i32> undef, <16 x i32> {idx}"
+            "shufflevector <{W} x i32> {x}, <{W} x i32> undef, <16 x i32> {idx}"
         ))
     };
     let (vl, vh) = (half(g, v, &lo), half(g, v, &hi));
@@ -3288,7 +3292,7 @@ fn permute_lanes(g: &mut Gen, v: &str, j: &str) -> String {
     let (jl, jh) = (half(g, j, &lo), half(g, j, &hi));
     let (rl, rh) = (permute(g, &jl), permute(g, &jh));
     g.def(&format!(
-        "shufflevector {t} {rl}, {t} {rh}, <32 x i32> {}",
+        "shufflevector {t} {rl}, {t} {rh}, <{W} x i32> {}",
         lanes_mask(0..32)
     ))
 }
@@ -3301,7 +3305,7 @@ fn permute_lanes_avx2(g: &mut Gen, v: &str, j: &str) -> String {
     let t = "<8 x i32>";
     let quarter = |g: &mut Gen, x: &str, q: u32| {
         g.def(&format!(
-            "shufflevector <32 x i32> {x}, <32 x i32> undef, {t} {}",
+            "shufflevector <{W} x i32> {x}, <{W} x i32> undef, {t} {}",
             lanes_mask(8 * q..8 * q + 8)
         ))
     };
@@ -3344,7 +3348,7 @@ fn permute_lanes_avx2(g: &mut Gen, v: &str, j: &str) -> String {
         lanes_mask(0..16)
     ));
     g.def(&format!(
-        "shufflevector <16 x i32> {lo}, <16 x i32> {hi}, <32 x i32> {}",
+        "shufflevector <16 x i32> {lo}, <16 x i32> {hi}, <{W} x i32> {}",
         lanes_mask(0..32)
     ))
 }
@@ -3354,18 +3358,20 @@ fn permute_lanes_avx2(g: &mut Gen, v: &str, j: &str) -> String {
 fn gather_lanes(g: &mut Gen, v: &str, j: &str) -> String {
     let bp = g.t();
     g.line(&format!(
-        "{bp} = bitcast [32 x i32]* %shfl_buf to <32 x i32>*"
+        "{bp} = bitcast [{W} x i32]* %shfl_buf to <{W} x i32>*"
     ));
-    g.line(&format!("store <32 x i32> {v}, <32 x i32>* {bp}, align 64"));
+    g.line(&format!(
+        "store <{W} x i32> {v}, <{W} x i32>* {bp}, align 64"
+    ));
     let base = g.t();
     g.line(&format!(
-        "{base} = getelementptr [32 x i32], [32 x i32]* %shfl_buf, i32 0, i32 0"
+        "{base} = getelementptr [{W} x i32], [{W} x i32]* %shfl_buf, i32 0, i32 0"
     ));
     let ptrs = g.t();
     g.line(&format!(
-        "{ptrs} = getelementptr i32, i32* {base}, <32 x i32> {j}"
+        "{ptrs} = getelementptr i32, i32* {base}, <{W} x i32> {j}"
     ));
     let got = g.t();
-    g.line(&format!("{got} = call <32 x i32> @llvm.masked.gather.v32i32.v32p0i32(<32 x i32*> {ptrs}, i32 4, <32 x i1> {}, <32 x i32> undef)", sc(1, 1)));
+    g.line(&format!("{got} = call <{W} x i32> @llvm.masked.gather.v{W}i32.v{W}p0i32(<{W} x i32*> {ptrs}, i32 4, <{W} x i1> {}, <{W} x i32> undef)", sc(1, 1)));
     got
 }
