@@ -54,3 +54,10 @@ if [ $# -eq 0 ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
     WARPFOLD_CPU=x86-64-v3 cargo test --release -p warpfold \
         --test corpus --test random_kernels --test lane_forms --test barriers --test semantics
 fi
+
+# And for machines without AVX (SSE4.2, x86-64-v2), where half-precision
+# widening is a call into the runtime: the semantics tests (fast).
+if [ $# -eq 0 ]; then
+    echo "== compiled backend for SSE4.2 machines (WARPFOLD_CPU=x86-64-v2)"
+    WARPFOLD_CPU=x86-64-v2 cargo test --release -p warpfold --test semantics
+fi

@@ -277,9 +277,20 @@ pub extern "C" fn wf_host(
     0
 }
 
+/// `half` to `float`, the run-time library call LLVM 14 makes for `fpext`
+/// on CPUs without F16C (x86-64-v2): the process has no such symbol, and
+/// without it every kernel comparing f16 values ran on the interpreter
+/// there. Exact (as every f16 value is an f32 value); only comparisons use
+/// it, so a NaN's payload does not matter.
+extern "C" fn wf_half_to_float(h: u16) -> f32 {
+    warpfold_fp::half::f16_to_f32(h)
+}
+
 /// Names and addresses for the JIT's symbol table.
 pub fn table() -> Vec<(&'static str, usize)> {
     vec![
+        ("__gnu_h2f_ieee", wf_half_to_float as *const () as usize),
+        ("__extendhfsf2", wf_half_to_float as *const () as usize),
         ("wf_int", wf_int as *const () as usize),
         ("wf_float", wf_float as *const () as usize),
         ("wf_cvt", wf_cvt as *const () as usize),

@@ -284,3 +284,34 @@ fn a_call_through_a_bad_function_pointer_stops_the_launch() {
         assert_eq!(&v[..5], &[0, 2, 4, 6, 8], "{backend:?}");
     }
 }
+
+#[test]
+fn half_comparisons_run_compiled_on_every_instruction_set() {
+    // f16 bits: 1.0, -2.0, 65504 (max), a subnormal, -0, +0, inf, NaN.
+    let a: Vec<u16> = vec![
+        0x3c00, 0xc000, 0x7bff, 0x0001, 0x8000, 0x0000, 0x7c00, 0x7e00,
+    ];
+    let b: Vec<u16> = vec![
+        0x4000, 0xc000, 0x7c00, 0x0002, 0x0000, 0x8000, 0x7bff, 0x3c00,
+    ];
+    let want: Vec<u32> = vec![1, 0, 1, 1, 0, 0, 0, 2];
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new().with_backend(backend);
+        let m = module(&dev);
+        let k = m.kernel("half_less").unwrap();
+        // Compiled also without F16C (`WARPFOLD_CPU=x86-64-v2` in the test
+        // script), where the widening is a call into the runtime.
+        let (used, why) = k.effective_backend([8, 1, 1]);
+        assert_eq!(used, backend, "{why:?}");
+        let out = dev.buffer_zeroed(8 * 4).unwrap();
+        let (ab, bb) = (dev.buffer_from(&a).unwrap(), dev.buffer_from(&b).unwrap());
+        k.launch(
+            [1, 1, 1],
+            [8, 1, 1],
+            0,
+            &[Arg::Buffer(&out), Arg::Buffer(&ab), Arg::Buffer(&bb)],
+        )
+        .unwrap();
+        assert_eq!(out.to_vec::<u32>().unwrap(), want, "{backend:?}");
+    }
+}
