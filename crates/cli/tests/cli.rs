@@ -400,6 +400,17 @@ fn compare_runs_both_backends_and_checks_outputs() {
         t.contains("on cpu") && t.contains("outputs identical"),
         "{t}"
     );
+    // The speed as a ratio of at least 1, faster or slower.
+    let speed = t
+        .split("cpu is ")
+        .nth(1)
+        .and_then(|r| r.split_once("x "))
+        .and_then(|(x, rest)| Some((x.parse::<f64>().ok()?, rest)))
+        .unwrap_or_else(|| panic!("no speed ratio in {t}"));
+    assert!(
+        speed.0 >= 1.0 && (speed.1.starts_with("faster") || speed.1.starts_with("slower")),
+        "{t}"
+    );
     let last = String::from_utf8_lossy(&o.stdout)
         .lines()
         .last()
