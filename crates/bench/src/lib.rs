@@ -137,7 +137,11 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
     };
     let t0 = Instant::now();
     let (grid, block) = launch_dims(d);
-    let (backend, _) = kernel.effective_backend_for(block, grid);
+    let (backend, why) = kernel.effective_backend_for(block, grid);
+    // Why the compiled backend did not take the kernel, printed under the row.
+    let fallback = why
+        .filter(|_| backend == Backend::Interp)
+        .map(|w| format!("ran on the interpreter: {w}"));
     let jit_ms = t0.elapsed().as_secs_f64() * 1e3;
     let mut buffers = Vec::new();
     let mut scalars: Vec<Option<Arg>> = Vec::new();
@@ -218,7 +222,7 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
         Run {
             median_ms: Some(times[times.len() / 2]),
             checksum: Some(sum),
-            error: None,
+            error: fallback,
         },
         backend.name().to_string(),
         jit_ms,
