@@ -827,6 +827,32 @@ impl<'a> Gen<'a> {
         })
     }
 
+    /// A loop over the lanes 0..W in order: `body` gets the lane index (an
+    /// i32 value) and may branch, as long as it ends in an open block.
+    pub(crate) fn for_each_lane(&mut self, body: impl FnOnce(&mut Self, &str)) {
+        let (pre, head, latch, done) = (
+            self.label("lanes_pre"),
+            self.label("lanes_head"),
+            self.label("lanes_latch"),
+            self.label("lanes_done"),
+        );
+        self.line(&format!("br label %{pre}"));
+        self.emit_label(&pre);
+        self.line(&format!("br label %{head}"));
+        self.emit_label(&head);
+        let (i, inext) = (self.t(), self.t());
+        self.line(&format!(
+            "{i} = phi i32 [ 0, %{pre} ], [ {inext}, %{latch} ]"
+        ));
+        body(self, &i);
+        self.line(&format!("br label %{latch}"));
+        self.emit_label(&latch);
+        self.line(&format!("{inext} = add i32 {i}, 1"));
+        let more = self.def(&format!("icmp ult i32 {inext}, {W}"));
+        self.line(&format!("br i1 {more}, label %{head}, label %{done}"));
+        self.emit_label(&done);
+    }
+
     /// Run `body` once per executing lane, in lane order, on the lanes'
     /// elements of `args` (as i64, `0` past `args.len()` up to `nargs`);
     /// gives the <32 x i64> of its results (0 in idle lanes). A loop through
@@ -853,71 +879,48 @@ impl<'a> Gen<'a> {
         }
         let res = format!("%laneres{}", self.n);
         let _ = writeln!(self.allocas, "  {res} = alloca [{W} x i64], align 64");
-        let (pre, head, call, skip, latch, done) = (
-            self.label("lanes_pre"),
-            self.label("lanes_head"),
-            self.label("lanes_call"),
-            self.label("lanes_skip"),
-            self.label("lanes_latch"),
-            self.label("lanes_done"),
-        );
-        self.line(&format!("br label %{pre}"));
-        self.emit_label(&pre);
-        self.line(&format!("br label %{head}"));
-        self.emit_label(&head);
-        let i = self.t();
-        let inext = self.t();
-        self.line(&format!(
-            "{i} = phi i32 [ 0, %{pre} ], [ {inext}, %{latch} ]"
-        ));
-        match &exec_bits {
-            Some(eb) => {
-                let sh = self.t();
-                let bit = self.t();
-                let on = self.t();
-                self.line(&format!("{sh} = lshr i32 {eb}, {i}"));
-                self.line(&format!("{bit} = and i32 {sh}, 1"));
-                self.line(&format!("{on} = icmp ne i32 {bit}, 0"));
-                self.line(&format!("br i1 {on}, label %{call}, label %{skip}"));
-            }
-            None => self.line(&format!("br label %{call}")),
-        }
-        self.emit_label(&call);
-        let mut xs = Vec::new();
-        for k in 0..nargs {
-            match bufs.get(k) {
-                Some(b) => {
-                    let p = self.t();
-                    let v = self.t();
-                    self.line(&format!(
-                        "{p} = getelementptr [{W} x i64], [{W} x i64]* {b}, i32 0, i32 {i}"
-                    ));
-                    self.line(&format!("{v} = load i64, i64* {p}"));
-                    xs.push(v);
+        self.for_each_lane(|g, i| {
+            let (call, skip, join) = (
+                g.label("lanes_call"),
+                g.label("lanes_skip"),
+                g.label("lanes_join"),
+            );
+            match &exec_bits {
+                Some(eb) => {
+                    let sh = g.def(&format!("lshr i32 {eb}, {i}"));
+                    let bit = g.def(&format!("and i32 {sh}, 1"));
+                    let on = g.def(&format!("icmp ne i32 {bit}, 0"));
+                    g.line(&format!("br i1 {on}, label %{call}, label %{skip}"));
                 }
-                None => xs.push("0".into()),
+                None => g.line(&format!("br label %{call}")),
             }
-        }
-        let r = body(self, &xs);
-        let rp = self.t();
-        self.line(&format!(
-            "{rp} = getelementptr [{W} x i64], [{W} x i64]* {res}, i32 0, i32 {i}"
-        ));
-        self.line(&format!("store i64 {r}, i64* {rp}"));
-        self.line(&format!("br label %{latch}"));
-        self.emit_label(&skip);
-        let sp = self.t();
-        self.line(&format!(
-            "{sp} = getelementptr [{W} x i64], [{W} x i64]* {res}, i32 0, i32 {i}"
-        ));
-        self.line(&format!("store i64 0, i64* {sp}"));
-        self.line(&format!("br label %{latch}"));
-        self.emit_label(&latch);
-        let more = self.t();
-        self.line(&format!("{inext} = add i32 {i}, 1"));
-        self.line(&format!("{more} = icmp ult i32 {inext}, 32"));
-        self.line(&format!("br i1 {more}, label %{head}, label %{done}"));
-        self.emit_label(&done);
+            g.emit_label(&call);
+            let mut xs = Vec::new();
+            for k in 0..nargs {
+                match bufs.get(k) {
+                    Some(b) => {
+                        let p = g.def(&format!(
+                            "getelementptr [{W} x i64], [{W} x i64]* {b}, i32 0, i32 {i}"
+                        ));
+                        xs.push(g.def(&format!("load i64, i64* {p}")));
+                    }
+                    None => xs.push("0".into()),
+                }
+            }
+            let r = body(g, &xs);
+            let rp = g.def(&format!(
+                "getelementptr [{W} x i64], [{W} x i64]* {res}, i32 0, i32 {i}"
+            ));
+            g.line(&format!("store i64 {r}, i64* {rp}"));
+            g.line(&format!("br label %{join}"));
+            g.emit_label(&skip);
+            let sp = g.def(&format!(
+                "getelementptr [{W} x i64], [{W} x i64]* {res}, i32 0, i32 {i}"
+            ));
+            g.line(&format!("store i64 0, i64* {sp}"));
+            g.line(&format!("br label %{join}"));
+            g.emit_label(&join);
+        });
         let vp = self.t();
         let acc = self.t();
         self.line(&format!(

@@ -780,22 +780,14 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
 /// AVX-512 a gather in line (a call there, even one never made, clobbers
 /// every vector register, and the values live across it went to the stack
 /// on the hot path too: a 7-point stencil indexed by `int` ran 1.25x
-/// slower, a 5-point one 1.15x), else the out-of-line slow load.
+/// slower, a 5-point one 1.15x), else a loop over the lanes, which is no
+/// call either (`lane_loop_elems`).
 fn jump_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     if !g.avx512 {
         return lane_loop_elems(g, h, bits, exec);
     }
     let ps = g.def(&format!("inttoptr <{W} x i64> {h} to <{W} x i{bits}*>"));
     gather(g, &ps, bits, exec)
-}
-
-/// `v` to host addresses `h` on the rare side of a jump (as `jump_elems`).
-fn jump_scatter(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
-    if g.avx512 {
-        scatter_elems(g, h, bits, v, exec)
-    } else {
-        lane_loop_scatter(g, h, bits, v, exec)
-    }
 }
 
 /// Elements at host addresses `h`, one lane at a time in a loop through
@@ -817,29 +809,6 @@ fn lane_loop_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     } else {
         g.def(&format!("trunc <{W} x i64> {r} to {}", vt(bits)))
     }
-}
-
-/// `v` to host addresses `h` one lane at a time, in lane order (as
-/// `lane_loop_elems`).
-fn lane_loop_scatter(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
-    let v64 = if bits == 64 {
-        v.to_string()
-    } else {
-        g.def(&format!("zext {} {v} to <{W} x i64>", vt(bits)))
-    };
-    g.lane_loop(&[h.to_string(), v64], 2, Some(exec), |g, xs| {
-        let p = g.def(&format!("inttoptr i64 {} to i{bits}*", xs[0]));
-        let x = if bits == 64 {
-            xs[1].clone()
-        } else {
-            g.def(&format!("trunc i64 {} to i{bits}", xs[1]))
-        };
-        g.line(&format!(
-            "store i{bits} {x}, i{bits}* {p}, align {}",
-            bits / 8
-        ));
-        "0".to_string()
-    });
 }
 
 /// Whether lanes of form `l` access consecutive `bits`-wide elements in
@@ -1285,7 +1254,8 @@ fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec
         }
     }
     rejoin_after_jump(g, split, |g| {
-        store_per_lane(g, addr, space, ty, srcs, exec, jump_scatter)
+        // A scatter in line is no call: branchless without AVX-512.
+        store_per_lane(g, addr, space, ty, srcs, exec, scatter_elems)
     })
 }
 
@@ -1362,34 +1332,19 @@ fn branchless_scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
         vt(bits)
     ));
     let vbase = g.def(&format!("bitcast [{W} x i64]* %scat_val to i{bits}*"));
-    let (pre, head, done) = (
-        g.label("scat_pre"),
-        g.label("scat_head"),
-        g.label("scat_done"),
-    );
-    g.line(&format!("br label %{pre}"));
-    g.emit_label(&pre);
-    g.line(&format!("br label %{head}"));
-    g.emit_label(&head);
-    let (i, inext) = (g.t(), g.t());
-    g.line(&format!(
-        "{i} = phi i32 [ 0, %{pre} ], [ {inext}, %{head} ]"
-    ));
-    let pa = g.def(&format!(
-        "getelementptr [{W} x i64], [{W} x i64]* %scat_addr, i32 0, i32 {i}"
-    ));
-    let a = g.def(&format!("load i64, i64* {pa}, align 8"));
-    let pv = g.def(&format!("getelementptr i{bits}, i{bits}* {vbase}, i32 {i}"));
-    let x = g.def(&format!("load i{bits}, i{bits}* {pv}, align {}", bits / 8));
-    let p = g.def(&format!("inttoptr i64 {a} to i{bits}*"));
-    g.line(&format!(
-        "store i{bits} {x}, i{bits}* {p}, align {}",
-        bits / 8
-    ));
-    g.line(&format!("{inext} = add i32 {i}, 1"));
-    let more = g.def(&format!("icmp ult i32 {inext}, 32"));
-    g.line(&format!("br i1 {more}, label %{head}, label %{done}"));
-    g.emit_label(&done);
+    g.for_each_lane(|g, i| {
+        let pa = g.def(&format!(
+            "getelementptr [{W} x i64], [{W} x i64]* %scat_addr, i32 0, i32 {i}"
+        ));
+        let a = g.def(&format!("load i64, i64* {pa}, align 8"));
+        let pv = g.def(&format!("getelementptr i{bits}, i{bits}* {vbase}, i32 {i}"));
+        let x = g.def(&format!("load i{bits}, i{bits}* {pv}, align {}", bits / 8));
+        let p = g.def(&format!("inttoptr i64 {a} to i{bits}*"));
+        g.line(&format!(
+            "store i{bits} {x}, i{bits}* {p}, align {}",
+            bits / 8
+        ));
+    });
 }
 
 fn gather_from(g: &mut Gen, h: &str, idx: &str, bits: u32, exec: &str) -> String {

@@ -29,6 +29,10 @@ fn u32s(b: &Buffer) -> Vec<u32> {
     b.to_vec().unwrap()
 }
 
+fn widened<T: Into<u64>>(v: Vec<T>) -> Vec<u64> {
+    v.into_iter().map(Into::into).collect()
+}
+
 #[test]
 fn widening_is_exact_where_lanes_straddle_2_pow_31_and_2_pow_32() {
     let n = 128u32;
@@ -804,20 +808,10 @@ fn colliding_scatters_keep_the_last_storing_lane_in_every_element_size() {
             )
             .unwrap();
         let narrow = |w: &[u64], mask: u64| w.iter().map(|&x| x & mask).collect::<Vec<_>>();
-        let got8: Vec<u64> = o8
-            .to_vec::<u8>()
-            .unwrap()
-            .into_iter()
-            .map(u64::from)
-            .collect();
-        let got16: Vec<u64> = o16
-            .to_vec::<u16>()
-            .unwrap()
-            .into_iter()
-            .map(u64::from)
-            .collect();
-        let got32: Vec<u64> = u32s(&o32).into_iter().map(u64::from).collect();
-        let gotsh: Vec<u64> = u32s(&osh).into_iter().map(u64::from).collect();
+        let got8 = widened(o8.to_vec::<u8>().unwrap());
+        let got16 = widened(o16.to_vec::<u16>().unwrap());
+        let got32 = widened(u32s(&o32));
+        let gotsh = widened(u32s(&osh));
         assert_eq!(got8, narrow(&want, 0xff), "{backend:?} u8");
         assert_eq!(got16, narrow(&want, 0xffff), "{backend:?} u16");
         assert_eq!(got32, narrow(&want, 0xffff_ffff), "{backend:?} u32");
