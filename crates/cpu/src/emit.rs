@@ -16,7 +16,7 @@ use std::fmt::Write;
 use warpfold_ir::shared::SharedLayout;
 use warpfold_ir::*;
 
-pub const W: u32 = 32;
+// W_REMOVED
 /// Where in a scalar register's state slot the lane of its jump is kept
 /// (see `lanes`; slots are at least 128 bytes).
 const JUMP_AT: usize = 64;
@@ -69,7 +69,7 @@ pub mod env {
     pub const LOCAL_LEN: usize = 21;
     /// Address of a `u32` that becomes non-zero to stop the launch.
     pub const CANCEL: usize = 22;
-    /// `u32 [warp][3][32]`: each lane's %tid.x/.y/.z (the same for every CTA).
+    /// `u32 [warp][3][W]`: each lane's %tid.x/.y/.z (the same for every CTA).
     pub const TID: usize = 23;
     /// `*const InstKind [n]`: the descriptors per-lane helpers receive
     /// (indices, not addresses, in the code: it can be cached on disk).
@@ -106,7 +106,7 @@ pub struct Emitted {
     pub descs: Vec<Box<InstKind>>,
 }
 
-pub(crate) struct Gen<'a> {
+pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) m: &'a Module,
     pub(crate) p: &'a Prepared,
     pub(crate) layout: &'a SharedLayout,
@@ -229,17 +229,17 @@ fn blocks_in_loops(p: &Prepared) -> Vec<bool> {
 pub const BAR_CODE: u32 = 16;
 
 /// A constant splat of `v` (low `bits` bits) as a vector literal.
-pub(crate) fn sc(bits: u32, v: u64) -> String {
+pub(crate) fn sc<const W: u32>(bits: u32, v: u64) -> String {
     if v == 0 {
         return "zeroinitializer".into();
     }
-    let lit = wrap_lit(bits, v);
+    let lit = wrap_lit::<W>(bits, v);
     let items: Vec<String> = (0..W).map(|_| format!("i{bits} {lit}")).collect();
     format!("<{}>", items.join(", "))
 }
 
 /// `v` as an LLVM literal of type `i{bits}`.
-fn wrap_lit(bits: u32, v: u64) -> String {
+fn wrap_lit<const W: u32>(bits: u32, v: u64) -> String {
     if bits == 1 {
         if v & 1 == 1 {
             "true".to_string()
@@ -256,8 +256,8 @@ fn wrap_lit(bits: u32, v: u64) -> String {
 /// The jump `j` of a form in every lane but lane 0, which never jumps
 /// (its lane k >= 1): the zero there lets LLVM take lane 0's value, the
 /// scalar every affine use starts from, without the lane comparison.
-fn jump_steps(bits: u32, j: u64) -> String {
-    let lit = wrap_lit(bits, j);
+fn jump_steps<const W: u32>(bits: u32, j: u64) -> String {
+    let lit = wrap_lit::<W>(bits, j);
     let items: Vec<String> = (0..W)
         .map(|i| format!("i{bits} {}", if i == 0 { "0" } else { &lit }))
         .collect();
@@ -265,18 +265,29 @@ fn jump_steps(bits: u32, j: u64) -> String {
 }
 
 /// A constant float splat (`lit` in LLVM's float syntax).
-pub(crate) fn fsplat(t: Ty, lit: &str) -> String {
+pub(crate) fn fsplat<const W: u32>(t: Ty, lit: &str) -> String {
     let items: Vec<String> = (0..W).map(|_| format!("{} {lit}", fty(t))).collect();
     format!("<{}>", items.join(", "))
 }
 
-pub(crate) fn vt(bits: u32) -> String {
+pub(crate) fn vt<const W: u32>(bits: u32) -> String {
     format!("<{W} x i{bits}>")
 }
 
 /// The type of a warp's lane mask.
-pub(crate) fn mask_ty() -> String {
+pub(crate) fn mask_ty<const W: u32>() -> String {
     format!("<{W} x i1>")
+}
+
+/// The i32 lane mask with every lane of a warp set. Lane masks kept as
+/// integers have one bit per lane and zeros above lane W-1, so the
+/// driver's masks mean the same at every warp width.
+pub(crate) fn full_bits<const W: u32>() -> String {
+    if W == 32 {
+        "-1".into()
+    } else {
+        ((1u32 << W) - 1).to_string()
+    }
 }
 
 fn reg_bits(t: Ty) -> u32 {
@@ -288,13 +299,13 @@ fn reg_bits(t: Ty) -> u32 {
 }
 
 /// A shuffle mask selecting lanes `r`: `<i32 a, i32 a+1, ...>`.
-pub(crate) fn lanes_mask(r: std::ops::Range<u32>) -> String {
+pub(crate) fn lanes_mask<const W: u32>(r: std::ops::Range<u32>) -> String {
     let items: Vec<String> = r.map(|i| format!("i32 {i}")).collect();
     format!("<{}>", items.join(", "))
 }
 
 /// What each lane adds to lane 0's value in form `l` (ignoring a jump).
-pub(crate) fn lane_steps(bits: u32, l: Lanes) -> String {
+pub(crate) fn lane_steps<const W: u32>(bits: u32, l: Lanes) -> String {
     let items: Vec<String> = (0..W)
         .map(|i| {
             let v = l.offset(i);
@@ -353,14 +364,14 @@ fn triangle_bodies(p: &Prepared) -> Vec<bool> {
 }
 
 /// Each lane's bit of a 32-bit lane mask: `<i32 1, i32 2, i32 4, ...>`.
-pub(crate) fn lane_bits() -> String {
+pub(crate) fn lane_bits<const W: u32>() -> String {
     let items: Vec<String> = (0..W)
         .map(|i| format!("i32 {}", (1u32 << i) as i32))
         .collect();
     format!("<{}>", items.join(", "))
 }
 
-pub(crate) fn iota(bits: u32) -> String {
+pub(crate) fn iota<const W: u32>(bits: u32) -> String {
     let items: Vec<String> = (0..W).map(|i| format!("i{bits} {i}")).collect();
     format!("<{}>", items.join(", "))
 }
@@ -373,7 +384,7 @@ fn fty(t: Ty) -> &'static str {
     }
 }
 
-impl<'a> Gen<'a> {
+impl<'a, const W: u32> Gen<'a, W> {
     /// The label to jump to block `id` directly: backward jumps go through
     /// a cancellation check.
     pub(crate) fn target(&mut self, id: u32) -> String {
@@ -457,7 +468,7 @@ impl<'a> Gen<'a> {
                 let a = self.def(&format!("{ext} i{bits} {a} to i{wide}"));
                 // Lane 0 never jumps (its value is the start of the count),
                 // so k >= 1: counted as 1 + the lanes before the jump past
-                // lane 0, clamped to 31.
+                // lane 0, clamped to W - 1.
                 let before = if stride > 0 {
                     // ceil((bound - a) / stride) - 1 with bound - a >= 1.
                     let bound: u128 = if signed { 1 << (bits - 1) } else { 1 << bits };
@@ -468,12 +479,14 @@ impl<'a> Gen<'a> {
                     let num = self.def(&format!("add i{wide} {a}, {low}"));
                     self.def(&format!("udiv i{wide} {num}, {}", stride.unsigned_abs()))
                 };
-                let big = self.def(&format!("icmp ugt i{wide} {before}, 31"));
-                let before = self.def(&format!("select i1 {big}, i{wide} 31, i{wide} {before}"));
+                let last = W - 1;
+                let big = self.def(&format!("icmp ugt i{wide} {before}, {last}"));
+                let before =
+                    self.def(&format!("select i1 {big}, i{wide} {last}, i{wide} {before}"));
                 let before = self.def(&format!("trunc i{wide} {before} to i32"));
                 self.def(&format!("add nuw nsw i32 {before}, 1"))
             }
-            None => "32".into(),
+            None => W.to_string(),
         }
     }
 
@@ -494,8 +507,8 @@ impl<'a> Gen<'a> {
         match (self.scalar(i), bits) {
             (true, 1) => ("i8".into(), "i1".into()),
             (true, b) => (format!("i{b}"), format!("i{b}")),
-            (false, 1) => ("i32".into(), mask_ty()),
-            (false, b) => (vt(b), vt(b)),
+            (false, 1) => (format!("i{W}"), mask_ty::<W>()),
+            (false, b) => (vt::<W>(b), vt::<W>(b)),
         }
     }
 
@@ -604,7 +617,7 @@ impl<'a> Gen<'a> {
         } else {
             "zext"
         };
-        self.line(&format!("{r} = {op} {} {v} to {}", vt(from), vt(to)));
+        self.line(&format!("{r} = {op} {} {v} to {}", vt::<W>(from), vt::<W>(to)));
         r
     }
 
@@ -621,7 +634,7 @@ impl<'a> Gen<'a> {
                     let f = self.t();
                     self.line(&format!(
                         "{f} = bitcast {} {x} to <{W} x {}>",
-                        vt(bits),
+                        vt::<W>(bits),
                         fty(t)
                     ));
                     let c = self.canon(&f, t);
@@ -629,7 +642,7 @@ impl<'a> Gen<'a> {
                     self.line(&format!(
                         "{b} = bitcast <{W} x {}> {c} to {}",
                         fty(t),
-                        vt(bits)
+                        vt::<W>(bits)
                     ));
                     return b;
                 }
@@ -664,26 +677,26 @@ impl<'a> Gen<'a> {
                     let v = if l.stride == 0 && l.extra == 0 {
                         v
                     } else {
-                        let steps = lane_steps(rb, l);
-                        self.def(&format!("add {} {v}, {steps}", vt(rb)))
+                        let steps = lane_steps::<W>(rb, l);
+                        self.def(&format!("add {} {v}, {steps}", vt::<W>(rb)))
                     };
                     if l.jump == 0 {
                         v
                     } else {
                         let k = self.load_scalar(&format!("k{}", r.0), "i32");
                         let ks = self.splat("i32", &k);
-                        let on = self.def(&format!("icmp uge <{W} x i32> {}, {ks}", iota(32)));
+                        let on = self.def(&format!("icmp uge <{W} x i32> {}, {ks}", iota::<W>(32)));
                         let j = self.def(&format!(
                             "select <{W} x i1> {on}, {} {}, {} zeroinitializer",
-                            vt(rb),
-                            jump_steps(rb, l.jump as u64),
-                            vt(rb)
+                            vt::<W>(rb),
+                            jump_steps::<W>(rb, l.jump as u64),
+                            vt::<W>(rb)
                         ));
-                        self.def(&format!("add {} {v}, {j}", vt(rb)))
+                        self.def(&format!("add {} {v}, {j}", vt::<W>(rb)))
                     }
                 } else {
                     let x = self.t();
-                    self.line(&format!("{x} = load {}, {}* %r{}", vt(rb), vt(rb), r.0));
+                    self.line(&format!("{x} = load {}, {}* %r{}", vt::<W>(rb), vt::<W>(rb), r.0));
                     x
                 };
                 if rb == 1 && bits != 1 {
@@ -693,8 +706,8 @@ impl<'a> Gen<'a> {
                     let c = self.t();
                     let one = self.conv(&x, rb, rb, false);
                     let z = self.t();
-                    self.line(&format!("{z} = and {} {one}, {}", vt(rb), sc(rb, 1)));
-                    self.line(&format!("{c} = icmp ne {} {z}, zeroinitializer", vt(rb)));
+                    self.line(&format!("{z} = and {} {one}, {}", vt::<W>(rb), sc::<W>(rb, 1)));
+                    self.line(&format!("{c} = icmp ne {} {z}, zeroinitializer", vt::<W>(rb)));
                     return c;
                 }
                 self.conv(&x, rb, bits, false)
@@ -705,7 +718,7 @@ impl<'a> Gen<'a> {
                 } else {
                     x & ((1u64 << bits) - 1)
                 };
-                sc(bits, masked)
+                sc::<W>(bits, masked)
             }
         }
     }
@@ -716,10 +729,10 @@ impl<'a> Gen<'a> {
         let v = if rb == 1 && bits != 1 {
             let c = self.t();
             let one = self.t();
-            self.line(&format!("{one} = and {} {v}, {}", vt(bits), sc(bits, 1)));
+            self.line(&format!("{one} = and {} {v}, {}", vt::<W>(bits), sc::<W>(bits, 1)));
             self.line(&format!(
                 "{c} = icmp ne {} {one}, zeroinitializer",
-                vt(bits)
+                vt::<W>(bits)
             ));
             c
         } else {
@@ -729,7 +742,7 @@ impl<'a> Gen<'a> {
             // Every lane that reads it gets lane 0's value plus its stride
             // (see `lanes`), whichever lanes run this.
             let e = self.t();
-            self.line(&format!("{e} = extractelement {} {v}, i32 0", vt(rb)));
+            self.line(&format!("{e} = extractelement {} {v}, i32 0", vt::<W>(rb)));
             self.line(&format!("store i{rb} {e}, i{rb}* %r{}", r.0));
             if l.jump != 0 {
                 let k = self.jump_lane(r);
@@ -739,18 +752,18 @@ impl<'a> Gen<'a> {
         }
         if !self.guarded && (!self.live[r.0 as usize] || self.cur_convergent) {
             // Dead in the lanes not running: no need to keep their values.
-            self.line(&format!("store {} {v}, {}* %r{}", vt(rb), vt(rb), r.0));
+            self.line(&format!("store {} {v}, {}* %r{}", vt::<W>(rb), vt::<W>(rb), r.0));
             return;
         }
         let old = self.t();
         let new = self.t();
-        self.line(&format!("{old} = load {}, {}* %r{}", vt(rb), vt(rb), r.0));
+        self.line(&format!("{old} = load {}, {}* %r{}", vt::<W>(rb), vt::<W>(rb), r.0));
         self.line(&format!(
             "{new} = select <{W} x i1> {exec}, {} {v}, {} {old}",
-            vt(rb),
-            vt(rb)
+            vt::<W>(rb),
+            vt::<W>(rb)
         ));
-        self.line(&format!("store {} {new}, {}* %r{}", vt(rb), vt(rb), r.0));
+        self.line(&format!("store {} {new}, {}* %r{}", vt::<W>(rb), vt::<W>(rb), r.0));
     }
 
     /// Set the running lanes: `m` as a lane mask and `bits` as an i32.
@@ -761,7 +774,12 @@ impl<'a> Gen<'a> {
 
     pub(crate) fn bits_of_mask(&mut self, m: &str) -> String {
         let b = self.t();
-        self.line(&format!("{b} = bitcast <{W} x i1> {m} to i32"));
+        if W == 32 {
+            self.line(&format!("{b} = bitcast <{W} x i1> {m} to i32"));
+        } else {
+            let n = self.def(&format!("bitcast <{W} x i1> {m} to i{W}"));
+            self.line(&format!("{b} = zext i{W} {n} to i32"));
+        }
         b
     }
 
@@ -769,13 +787,18 @@ impl<'a> Gen<'a> {
         let m = self.t();
         if self.avx512 {
             // One move into a mask register.
-            self.line(&format!("{m} = bitcast i32 {b} to <{W} x i1>"));
+            if W == 32 {
+                self.line(&format!("{m} = bitcast i32 {b} to <{W} x i1>"));
+            } else {
+                let n = self.def(&format!("trunc i32 {b} to i{W}"));
+                self.line(&format!("{m} = bitcast i{W} {n} to <{W} x i1>"));
+            }
         } else {
             // Without mask registers LLVM 14 extracts and inserts the 32
             // bits one by one; a broadcast, an and with each lane's bit
             // and a compare are three instructions per vector register.
             let s = self.splat("i32", b);
-            let bits = lane_bits();
+            let bits = lane_bits::<W>();
             let a = self.def(&format!("and <{W} x i32> {s}, {bits}"));
             self.line(&format!("{m} = icmp ne <{W} x i32> {a}, zeroinitializer"));
         }
@@ -991,7 +1014,7 @@ impl<'a> Gen<'a> {
         ));
         self.line(&format!(
             "{c} = fcmp olt <{W} x float> {a}, {}",
-            fsplat(t, "0x3810000000000000")
+            fsplat::<W>(t, "0x3810000000000000")
         ));
         self.line(&format!("{z} = call <{W} x float> @llvm.copysign.v{W}f32(<{W} x float> zeroinitializer, <{W} x float> {x})"));
         self.line(&format!(
@@ -1015,8 +1038,8 @@ impl<'a> Gen<'a> {
         let nanv = self.t();
         self.line(&format!(
             "{nanv} = bitcast {} {} to <{W} x {ft}>",
-            vt(ib),
-            sc(ib, bits)
+            vt::<W>(ib),
+            sc::<W>(ib, bits)
         ));
         self.line(&format!(
             "{r} = select <{W} x i1> {c}, <{W} x {ft}> {nanv}, <{W} x {ft}> {x}"
@@ -1030,7 +1053,7 @@ impl<'a> Gen<'a> {
         let f = self.t();
         self.line(&format!(
             "{f} = bitcast {} {x} to <{W} x {}>",
-            vt(bits),
+            vt::<W>(bits),
             fty(t)
         ));
         f
@@ -1042,7 +1065,7 @@ impl<'a> Gen<'a> {
         self.line(&format!(
             "{x} = bitcast <{W} x {}> {f} to {}",
             fty(t),
-            vt(bits)
+            vt::<W>(bits)
         ));
         self.set(dst, &x, bits, false, exec);
     }
@@ -1052,9 +1075,9 @@ impl<'a> Gen<'a> {
     /// 2^126 < |b| < inf, and `a * (1/b)` for subnormal `b`.
     fn div_approx_f32(&mut self, a: &str, b: &str, ftz: bool) -> String {
         let f = &format!("<{W} x float>");
-        let big = fsplat(Ty::F32, "0x47D0000000000000"); // 2^126
-        let inf = fsplat(Ty::F32, "0x7FF0000000000000");
-        let tiny = fsplat(Ty::F32, "0x3810000000000000"); // 2^-126
+        let big = fsplat::<W>(Ty::F32, "0x47D0000000000000"); // 2^126
+        let inf = fsplat::<W>(Ty::F32, "0x7FF0000000000000");
+        let tiny = fsplat::<W>(Ty::F32, "0x3810000000000000"); // 2^-126
         let (ab, q, huge_lo, huge_hi, huge) = (self.t(), self.t(), self.t(), self.t(), self.t());
         self.line(&format!("{ab} = call {f} @llvm.fabs.v{W}f32({f} {b})"));
         self.line(&format!("{q} = fdiv {f} {a}, {b}"));
@@ -1068,7 +1091,7 @@ impl<'a> Gen<'a> {
             self.line(&format!("{sub_lo} = fcmp olt {f} {ab}, {tiny}"));
             self.line(&format!("{sub_hi} = fcmp one {f} {ab}, zeroinitializer"));
             self.line(&format!("{sub} = and <{W} x i1> {sub_lo}, {sub_hi}"));
-            self.line(&format!("{rc} = fdiv {f} {}, {b}", fsplat(Ty::F32, "1.0")));
+            self.line(&format!("{rc} = fdiv {f} {}, {b}", fsplat::<W>(Ty::F32, "1.0")));
             self.line(&format!("{m} = fmul {f} {a}, {rc}"));
             self.line(&format!(
                 "{sel} = select <{W} x i1> {sub}, {f} {m}, {f} {res}"
@@ -1092,7 +1115,7 @@ impl<'a> Gen<'a> {
         ));
         self.line(&format!(
             "{nan} = bitcast <{W} x i32> {} to {f}",
-            sc(32, 0x7fff_ffff)
+            sc::<W>(32, 0x7fff_ffff)
         ));
         self.line(&format!(
             "{hz} = select <{W} x i1> {afin}, {f} {z}, {f} {nan}"
@@ -1152,7 +1175,7 @@ impl<'a> Gen<'a> {
                 let x = self.val(*a, t.bits());
                 self.def(&format!(
                     "bitcast {} {x} to <{W} x {}>",
-                    vt(t.bits()),
+                    vt::<W>(t.bits()),
                     fty(t)
                 ))
             } else {
@@ -1165,7 +1188,7 @@ impl<'a> Gen<'a> {
         } else {
             format!("v{W}f32")
         };
-        let one = fsplat(t, "1.0");
+        let one = fsplat::<W>(t, "1.0");
         let mut r = match op {
             FloatOp::Add => self.def(&format!("fadd {ftype} {}, {}", xs[0], xs[1])),
             FloatOp::Sub => self.def(&format!("fsub {ftype} {}, {}", xs[0], xs[1])),
@@ -1234,7 +1257,7 @@ impl<'a> Gen<'a> {
             ));
             self.line(&format!(
                 "{hi} = call {ftype} @llvm.minnum.{sfx}({ftype} {lo}, {ftype} {})",
-                fsplat(t, "1.0")
+                fsplat::<W>(t, "1.0")
             ));
             r = hi;
         }
@@ -1251,7 +1274,7 @@ const REGS_IN_STATE_ABOVE: usize = 800;
 /// CTA barriers (every barrier returns each warp to the driver, which would
 /// save and restore them all) or is large; barrier-free loops keep their
 /// loop-carried values in registers.
-fn regs_in_state(p: &Prepared, reg_bits: &[u32], g: &Gen, has_barriers: bool) -> bool {
+fn regs_in_state<const W: u32>(p: &Prepared, reg_bits: &[u32], g: &Gen<W>, has_barriers: bool) -> bool {
     if let Ok(v) = std::env::var("WARPFOLD_REGS_IN_STATE") {
         return v == "1";
     }
@@ -1260,7 +1283,7 @@ fn regs_in_state(p: &Prepared, reg_bits: &[u32], g: &Gen, has_barriers: bool) ->
 }
 
 /// Generate the warp function for `p` (kernel `kernel` of `m`).
-pub fn emit(
+pub fn emit<const W: u32>(
     m: &Module,
     p: &Prepared,
     layout: &SharedLayout,
@@ -1302,8 +1325,8 @@ pub fn emit(
     }
     let state_bytes = off;
     let liveness = crate::uniform::liveness(p);
-    let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, &liveness);
-    let mut g = Gen {
+    let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, W, &liveness);
+    let mut g = Gen::<W> {
         m,
         p,
         layout,
@@ -1346,7 +1369,7 @@ pub fn emit(
     // Where every warp runs its regions with its index a constant (the
     // unrolled rounds), scalars computed from `%tid` and constants fold to
     // constants: recomputing them is free and keeps them out of the state.
-    let recompute_all = unroll_planned(p, shape);
+    let recompute_all = unroll_planned::<W>(p, shape);
     let mut needed: Vec<bool> = (0..remat.len())
         .map(|i| recompute_all || !g.scalar(i))
         .collect();
@@ -1488,13 +1511,23 @@ pub fn emit(
     let mut ir = String::new();
     ir.push_str("target datalayout = \"e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-f80:128-n8:16:32:64-S128\"\n");
     ir.push_str("target triple = \"x86_64-unknown-linux-gnu\"\n\n");
-    ir.push_str(&decls());
+    let mut declared = std::collections::HashSet::new();
+    let mut declare = |ir: &mut String, line: &str| {
+        // Narrow warps' fixed-width declarations can repeat W-wide ones.
+        if line.is_empty() || declared.insert(line.to_string()) {
+            ir.push_str(line);
+            ir.push('\n');
+        }
+    };
+    for line in decls::<W>().lines() {
+        declare(&mut ir, line);
+    }
     // The windows of strided narrow loads (`lower::load_strided`).
     for (bits, f) in (2..=8).flat_map(|f| [(8, f), (16, f)]).chain([(32, 2)]) {
         let n = W * f;
-        let _ = writeln!(
-            ir,
-            "declare <{n} x i{bits}> @llvm.masked.load.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>*, i32, <{n} x i1>, <{n} x i{bits}>)"
+        declare(
+            &mut ir,
+            &format!("declare <{n} x i{bits}> @llvm.masked.load.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>*, i32, <{n} x i1>, <{n} x i{bits}>)"),
         );
     }
     ir.push_str(&warp_fns);
@@ -1527,7 +1560,7 @@ pub fn emit(
     if unrolled.is_some() && region_sites.iter().any(|r| r.unrolled) {
         let _ = writeln!(ir, "{UNROLLED_MARK}");
     }
-    ir.push_str(&cta_fn(
+    ir.push_str(&cta_fn::<W>(
         release,
         g.avx512,
         &region_sites,
@@ -1536,7 +1569,7 @@ pub fn emit(
         state_bytes,
     ));
     for bits in &g.slow_loads {
-        ir.push_str(&crate::lower::slow_load_fn(*bits, g.avx512));
+        ir.push_str(&crate::lower::slow_load_fn::<W>(*bits, g.avx512));
     }
     let _ = writeln!(
         ir,
@@ -1565,8 +1598,8 @@ struct WarpCtx<'a> {
 /// general state, lean barrier resume) or, for a `region`, a
 /// `@wf_region{entry}` that resumes there after a lean barrier release
 /// and holds only that region's blocks.
-fn warp_function(
-    g: &mut Gen,
+fn warp_function<const W: u32>(
+    g: &mut Gen<W>,
     ctx: &WarpCtx,
     region: Option<Region>,
 ) -> Result<String, crate::prepare::Unsupported> {
@@ -1614,7 +1647,7 @@ fn warp_function(
                 g.line(&format!("%k{i} = alloca i32"));
             }
         } else {
-            g.line(&format!("%r{i} = alloca {}", vt(*b)));
+            g.line(&format!("%r{i} = alloca {}", vt::<W>(*b)));
         }
     }
     g.line(&format!("%next = alloca <{W} x i32>"));
@@ -1658,12 +1691,12 @@ fn warp_function(
 ///
 /// The round loop calls it only for warps with all 32 lanes live: with the
 /// masks constant, LLVM folds the masked forms of convergent code away.
-fn region_prologue(
-    g: &mut Gen,
+fn region_prologue<const W: u32>(
+    g: &mut Gen<W>,
     ctx: &WarpCtx,
     entry: u32,
 ) -> Result<(), crate::prepare::Unsupported> {
-    let lv = "-1".to_string();
+    let lv = full_bits::<W>();
     g.line(&format!("store i32 {lv}, i32* %live"));
     let rp = g.state_ptr(state::RESUME_AT, "i32");
     g.line(&format!("store i32 0, i32* {rp}"));
@@ -1671,7 +1704,7 @@ fn region_prologue(
     let ats = g.splat("i32", &entry.to_string());
     let n0 = g.def(&format!(
         "select <{W} x i1> {lm}, <{W} x i32> {ats}, <{W} x i32> {}",
-        sc(32, u64::from(DONE))
+        sc::<W>(32, u64::from(DONE))
     ));
     g.line(&format!("store <{W} x i32> {n0}, <{W} x i32>* %next"));
     for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
@@ -1689,8 +1722,9 @@ fn region_prologue(
 /// The entry of `@wf_fresh`: a full warp's first call, as the fresh start
 /// of `general_prologue` with every lane live (so LLVM folds the masked
 /// forms of convergent code away, as in regions after barriers).
-fn fresh_prologue(g: &mut Gen, ctx: &WarpCtx, r: &Region) {
-    g.line("store i32 -1, i32* %live");
+fn fresh_prologue<const W: u32>(g: &mut Gen<W>, ctx: &WarpCtx, r: &Region) {
+    let full = full_bits::<W>();
+    g.line(&format!("store i32 {full}, i32* %live"));
     g.line(&format!(
         "store <{W} x i32> zeroinitializer, <{W} x i32>* %next"
     ));
@@ -1718,19 +1752,19 @@ fn fresh_prologue(g: &mut Gen, ctx: &WarpCtx, r: &Region) {
         } else {
             g.line(&format!(
                 "store {} zeroinitializer, {}* %r{i}",
-                vt(*b),
-                vt(*b)
+                vt::<W>(*b),
+                vt::<W>(*b)
             ));
         }
     }
-    let lm = g.mask_of_bits("-1");
-    g.store_mask(&lm, "-1");
+    let lm = g.mask_of_bits(&full);
+    g.store_mask(&lm, &full);
     g.line("br label %B0");
 }
 
 /// The entries of `@wf_warp`: a fresh start, the general state, and (with
 /// lean barriers) the resume after a lean release.
-fn general_prologue(g: &mut Gen, ctx: &WarpCtx) -> Result<(), crate::prepare::Unsupported> {
+fn general_prologue<const W: u32>(g: &mut Gen<W>, ctx: &WarpCtx) -> Result<(), crate::prepare::Unsupported> {
     let p = g.p;
     let (reg_bits, reg_offsets, remat_insts, has_barriers) = (
         ctx.reg_bits,
@@ -1757,7 +1791,7 @@ fn general_prologue(g: &mut Gen, ctx: &WarpCtx) -> Result<(), crate::prepare::Un
         let n0 = g.t();
         g.line(&format!(
             "{n0} = select <{W} x i1> {lm}, <{W} x i32> zeroinitializer, <{W} x i32> {}",
-            sc(32, u64::from(DONE))
+            sc::<W>(32, u64::from(DONE))
         ));
         g.line(&format!("store <{W} x i32> {n0}, <{W} x i32>* %next"));
         g.line("store i32 %fresh_live, i32* %live");
@@ -1787,8 +1821,8 @@ fn general_prologue(g: &mut Gen, ctx: &WarpCtx) -> Result<(), crate::prepare::Un
             } else {
                 g.line(&format!(
                     "store {} zeroinitializer, {}* %r{i}",
-                    vt(*b),
-                    vt(*b)
+                    vt::<W>(*b),
+                    vt::<W>(*b)
                 ));
             }
         }
@@ -1797,7 +1831,7 @@ fn general_prologue(g: &mut Gen, ctx: &WarpCtx) -> Result<(), crate::prepare::Un
     }
     // Restore state.
     g.emit_label("restore");
-    let np = g.state_ptr(state::NEXT, &vt(32));
+    let np = g.state_ptr(state::NEXT, &vt::<W>(32));
     let nv = g.t();
     g.line(&format!(
         "{nv} = load <{W} x i32>, <{W} x i32>* {np}, align 4"
@@ -1871,7 +1905,7 @@ fn general_prologue(g: &mut Gen, ctx: &WarpCtx) -> Result<(), crate::prepare::Un
         let n0 = g.t();
         g.line(&format!(
             "{n0} = select <{W} x i1> {lm}, <{W} x i32> {ats}, <{W} x i32> {}",
-            sc(32, u64::from(DONE))
+            sc::<W>(32, u64::from(DONE))
         ));
         g.line(&format!("store <{W} x i32> {n0}, <{W} x i32>* %next"));
         for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
@@ -1896,7 +1930,7 @@ fn general_prologue(g: &mut Gen, ctx: &WarpCtx) -> Result<(), crate::prepare::Un
 /// The dispatcher of the general warp function. It also polls the cancel
 /// flag and, after many visits, yields (divergent loops pass through here
 /// on every trip).
-fn dispatcher(g: &mut Gen) {
+fn dispatcher<const W: u32>(g: &mut Gen<W>) {
     let p = g.p;
     g.emit_label("dispatch");
     g.poll("dispatch_go", "dispatch_yield");
@@ -1905,14 +1939,14 @@ fn dispatcher(g: &mut Gen) {
     g.line("store i32 1, i32* %pick_max");
     g.line("br label %leave");
     g.emit_label("dispatch_go");
-    let next = g.load_scalar("next", &vt(32));
+    let next = g.load_scalar("next", &vt::<W>(32));
     let wc = g.load_scalar("wait_coll", "i32");
     let wb = g.load_scalar("wait_bar", "i32");
     let w = g.t();
     g.line(&format!("{w} = or i32 {wc}, {wb}"));
     let wm = g.mask_of_bits(&w);
     let elig = g.t();
-    let done = sc(32, u64::from(DONE));
+    let done = sc::<W>(32, u64::from(DONE));
     g.line(&format!(
         "{elig} = select <{W} x i1> {wm}, <{W} x i32> {done}, <{W} x i32> {next}"
     ));
@@ -1976,8 +2010,8 @@ fn dispatcher(g: &mut Gen) {
 
 /// The dispatcher, the blocks (of the region, if any) and the exits of a
 /// warp function; its text, the function complete.
-fn dispatcher_and_blocks(
-    g: &mut Gen,
+fn dispatcher_and_blocks<const W: u32>(
+    g: &mut Gen<W>,
     ctx: &WarpCtx,
     region: Option<&Region>,
 ) -> Result<String, crate::prepare::Unsupported> {
@@ -2031,7 +2065,7 @@ fn dispatcher_and_blocks(
             let v = g.t();
             g.line(&format!("{v} = load i32, i32* {c}"));
             let sv = g.splat("i32", &v);
-            let mask = g.load_scalar("mask", &mask_ty());
+            let mask = g.load_scalar("mask", &mask_ty::<W>());
             let bits = if *op == BarRed::Popc { 32 } else { 1 };
             let val = if bits == 1 {
                 let t = g.t();
@@ -2078,7 +2112,7 @@ fn dispatcher_and_blocks(
         let y = g.label("yield");
         g.poll(&format!("B{id}"), &y);
         g.emit_label(&y);
-        crate::lower::set_next(g, &sc(32, u64::from(id)));
+        crate::lower::set_next(g, &sc::<W>(32, u64::from(id)));
         g.line("store i1 true, i1* %yielded");
         g.line(&format!(
             "store i32 {}, i32* %pick_max",
@@ -2118,8 +2152,8 @@ fn dispatcher_and_blocks(
         g.line("ret i32 0");
         g.emit_label("unfinished");
     }
-    let nv = g.load_scalar("next", &vt(32));
-    let np = g.state_ptr(state::NEXT, &vt(32));
+    let nv = g.load_scalar("next", &vt::<W>(32));
+    let np = g.state_ptr(state::NEXT, &vt::<W>(32));
     g.line(&format!(
         "store <{W} x i32> {nv}, <{W} x i32>* {np}, align 4"
     ));
@@ -2199,7 +2233,7 @@ enum FreshRound {
 
 /// Whether the CTA's lean rounds will be unrolled, judged before any code
 /// is generated (the same tests as in `emit`, on the regions' sizes).
-fn unroll_planned(p: &Prepared, shape: Shape) -> bool {
+fn unroll_planned<const W: u32>(p: &Prepared, shape: Shape) -> bool {
     let threads: u32 = shape.iter().product();
     let n = threads / W;
     let plain = p.barriers().all(|(k, _)| {
@@ -2286,13 +2320,13 @@ fn barrier_successors(p: &Prepared) -> Vec<u32> {
 }
 
 /// Reads the registers kept in the warp state into their allocas.
-fn load_saved_regs(g: &mut Gen, reg_bits: &[u32], reg_offsets: &[usize]) {
+fn load_saved_regs<const W: u32>(g: &mut Gen<W>, reg_bits: &[u32], reg_offsets: &[usize]) {
     load_saved_regs_where(g, reg_bits, reg_offsets, |_| true)
 }
 
 /// `load_saved_regs` for the registers `want` picks.
-fn load_saved_regs_where(
-    g: &mut Gen,
+fn load_saved_regs_where<const W: u32>(
+    g: &mut Gen<W>,
     reg_bits: &[u32],
     reg_offsets: &[usize],
     want: impl Fn(usize) -> bool,
@@ -2317,8 +2351,8 @@ fn load_saved_regs_where(
 
 /// Writes the registers kept in the warp state (those `want` picks) from
 /// their allocas.
-fn store_saved_regs_where(
-    g: &mut Gen,
+fn store_saved_regs_where<const W: u32>(
+    g: &mut Gen<W>,
     reg_bits: &[u32],
     reg_offsets: &[usize],
     want: impl Fn(usize) -> bool,
@@ -2342,8 +2376,8 @@ fn store_saved_regs_where(
 
 /// Values computed again rather than saved: the entry block's pure
 /// instructions, for every lane.
-fn recompute(g: &mut Gen, insts: &[Inst]) -> Result<(), crate::prepare::Unsupported> {
-    g.store_mask(&sc(1, 1), "-1");
+fn recompute<const W: u32>(g: &mut Gen<W>, insts: &[Inst]) -> Result<(), crate::prepare::Unsupported> {
+    g.store_mask(&sc::<W>(1, 1), "-1");
     for inst in insts {
         let mut waited = false;
         crate::lower::emit_inst(g, inst, false, &mut waited, None)?;
@@ -2401,7 +2435,7 @@ const FRESH_BELOW_BYTES: usize = 100_000;
 /// release at a site with a region function (`regions`: site, block after
 /// it) runs it for each full warp (see `region`). Returns 3 when the
 /// launch is cancelled.
-fn cta_fn(
+fn cta_fn<const W: u32>(
     release: bool,
     avx512: bool,
     regions: &[RegionSite],
@@ -2409,6 +2443,7 @@ fn cta_fn(
     unrolled: Option<u32>,
     state_bytes: usize,
 ) -> String {
+    let all_lanes = full_bits::<W>();
     let fresh_fn = fresh != FreshRound::None;
     // The first round unrolled starts at `lean_sel` with this site.
     let fresh_unrolled = match (fresh, unrolled, regions.is_empty()) {
@@ -2464,7 +2499,7 @@ fn cta_fn(
                 unrolled: true,
                 next,
             });
-            unrolled_fresh(
+            unrolled_fresh::<W>(
                 &mut lean,
                 &mut round_in,
                 &mut rsite_in,
@@ -2495,7 +2530,7 @@ fn cta_fn(
                     warps: n,
                     state_bytes,
                 };
-                round.emit(&mut lean, &mut round_in, &mut rsite_in);
+                round.emit::<W>(&mut lean, &mut round_in, &mut rsite_in);
             }
             let _ = write!(
                 lean,
@@ -2512,7 +2547,7 @@ lr{site}:
   %llp{site} = getelementptr i8, i8* %ls{site}, i64 {live}
   %llpi{site} = bitcast i8* %llp{site} to i32*
   %llv{site} = load i32, i32* %llpi{site}
-  %lfull{site} = icmp eq i32 %llv{site}, -1
+  %lfull{site} = icmp eq i32 %llv{site}, {all_lanes}
   br i1 %lfull{site}, label %lr{site}_run, label %lr{site}_bail
 lr{site}_run:
   %lc{site} = call i32 @wf_region{succ}(i8* %ls{site}, i64* %env, i32 %lw{site}, i32 0, i32 0)
@@ -2664,16 +2699,21 @@ back2:
                 site = state::BAR_SITE,
                 coll = state::WAIT_COLL,
                 pick = state::PICK_MAX,
-                done = sc(32, u64::from(DONE)),
-                clm = if avx512 {
+                done = sc::<W>(32, u64::from(DONE)),
+                clm = if avx512 && W == 32 {
                     format!("  %clm = bitcast i32 %clv to <{W} x i1>")
+                } else if avx512 {
+                    format!(
+                        "  %clvn = trunc i32 %clv to i{W}
+  %clm = bitcast i{W} %clvn to <{W} x i1>"
+                    )
                 } else {
                     format!(
                         "  %clvi = insertelement <{W} x i32> undef, i32 %clv, i32 0
   %clvs = shufflevector <{W} x i32> %clvi, <{W} x i32> undef, <{W} x i32> zeroinitializer
   %clva = and <{W} x i32> %clvs, {}
   %clm = icmp ne <{W} x i32> %clva, zeroinitializer",
-                        lane_bits()
+                        lane_bits::<W>()
                     )
                 },
             ),
@@ -2762,7 +2802,7 @@ declare i32 @llvm.cttz.i32(i32, i1)
         rsite0 = if fresh_unrolled.is_some() { FRESH_SITE as i32 } else { 0 },
         call = if fresh_fn {
             // Full warps start in `@wf_fresh`.
-            "  %full = icmp eq i32 %fl, -1
+            format!("  %full = icmp eq i32 %fl, {full}
   br i1 %full, label %call_fresh, label %call_gen
 call_fresh:
   %code_f = call i32 @wf_fresh(i8* %st, i64* %env, i32 %w, i32 %fl, i32 %prev)
@@ -2771,9 +2811,9 @@ call_gen:
   %code_g = call i32 @wf_warp(i8* %st, i64* %env, i32 %w, i32 %fl, i32 %prev)
   br label %called
 called:
-  %code = phi i32 [ %code_f, %call_fresh ], [ %code_g, %call_gen ]"
+  %code = phi i32 [ %code_f, %call_fresh ], [ %code_g, %call_gen ]", full = full_bits::<W>())
         } else {
-            "  %code = call i32 @wf_warp(i8* %st, i64* %env, i32 %w, i32 %fl, i32 %prev)"
+            "  %code = call i32 @wf_warp(i8* %st, i64* %env, i32 %w, i32 %fl, i32 %prev)".into()
         }
     )
 }
@@ -2785,7 +2825,7 @@ const FRESH_SITE: u32 = u32::MAX - 1;
 /// every warp is to start with all its lanes, each calls `@wf_fresh` with
 /// its index a constant; a round that leaves them all at barrier `next`
 /// goes straight on to its unrolled round. Else the round loop runs it.
-fn unrolled_fresh(
+fn unrolled_fresh<const W: u32>(
     lean: &mut String,
     round_in: &mut String,
     rsite_in: &mut String,
@@ -2794,6 +2834,7 @@ fn unrolled_fresh(
     next: Option<u32>,
     state_bytes: usize,
 ) {
+    let all_lanes = full_bits::<W>();
     let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
     let _ = write!(
         lean,
@@ -2809,7 +2850,7 @@ uf_chk:
             lean,
             "  %uffp{w} = getelementptr i32, i32* %fresh, i64 {w}
   %uffl{w} = load i32, i32* %uffp{w}
-  %uff{w} = icmp eq i32 %uffl{w}, -1
+  %uff{w} = icmp eq i32 %uffl{w}, {all_lanes}
   %ufall{w} = and i1 {full}, %uff{w}
 "
         );
@@ -2826,7 +2867,7 @@ uf_chk:
   %ufcp{w} = getelementptr i32, i32* %codes, i64 {w}
   %ufprev{w} = load i32, i32* %ufcp{w}
   %ufp{w} = getelementptr i8, i8* %states, i64 {off}
-  %ufc{w} = call i32 @wf_fresh(i8* %ufp{w}, i64* %env, i32 {w}, i32 -1, i32 %ufprev{w})
+  %ufc{w} = call i32 @wf_fresh(i8* %ufp{w}, i64* %env, i32 {w}, i32 {all_lanes}, i32 %ufprev{w})
   store i32 %ufc{w}, i32* %ufcp{w}
   %ufeq{w} = icmp eq i32 %ufc{w}, %ufc0
   %ufg{w} = and i1 {good}, %ufeq{w}
@@ -2894,7 +2935,7 @@ struct UnrolledRound {
 }
 
 impl UnrolledRound {
-    fn emit(&self, lean: &mut String, round_in: &mut String, rsite_in: &mut String) {
+    fn emit<const W: u32>(&self, lean: &mut String, round_in: &mut String, rsite_in: &mut String) {
         let UnrolledRound {
             site,
             succ,
@@ -2902,6 +2943,7 @@ impl UnrolledRound {
             warps: n,
             state_bytes,
         } = *self;
+        let all_lanes = full_bits::<W>();
         let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
         let _ = write!(
             lean,
@@ -2919,7 +2961,7 @@ lu{site}_chk:
   %ulp{site}_{w} = getelementptr i8, i8* %us{site}_{w}, i64 {live}
   %ulpi{site}_{w} = bitcast i8* %ulp{site}_{w} to i32*
   %ulv{site}_{w} = load i32, i32* %ulpi{site}_{w}
-  %ulf{site}_{w} = icmp eq i32 %ulv{site}_{w}, -1
+  %ulf{site}_{w} = icmp eq i32 %ulv{site}_{w}, {all_lanes}
   %uf{site}_{w} = and i1 {full}, %ulf{site}_{w}
 ",
                 off = w as usize * state_bytes,
@@ -2990,7 +3032,7 @@ lu{site}_chk:
 
 /// Declarations of the runtime helpers and intrinsics the generated code
 /// calls, the vector ones for warps of `W` lanes.
-fn decls() -> String {
+fn decls<const W: u32>() -> String {
     format!(
         "declare i64 @wf_int(i8*, i64, i64, i64, i64)
 declare i64 @wf_float(i8*, i64, i64, i64)
@@ -3162,7 +3204,7 @@ mod tests {
                                     "declare i32 @wf_region{b}(i8*, i64*, i32, i32, i32)\n"
                                 ));
                             }
-                            ir.push_str(&cta_fn(release, true, &regions, fresh, unrolled, 4096));
+                            ir.push_str(&cta_fn::<W>(release, true, &regions, fresh, unrolled, 4096));
                             ir.push_str("attributes #0 = { nounwind }\n");
                             let context = Context::create();
                             let buf =

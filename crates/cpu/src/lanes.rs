@@ -24,6 +24,12 @@
 //! with at most one `jump` (of -2^bits) from some lane k on, found when
 //! the value is computed and kept next to it: accesses test k == 32 (no
 //! jump) with one scalar comparison instead of comparing 32 addresses.
+//!
+//! Code for narrower warps (W = 8 or 16 lanes, an aligned slice of the
+//! GPU's warp) uses the same forms: lane offsets do not depend on which
+//! slice holds lane 0, and checks over 32 lanes cover W of them. Only what
+//! lane 0's own value is (a multiple of W for `%tid.x`, not of 32) and
+//! rows wider than a warp depend on W: `lane_forms` takes the width.
 
 use crate::dom::Dominators;
 use crate::prepare::Prepared;
@@ -344,6 +350,7 @@ pub fn lane_forms(
     p: &Prepared,
     shape: Shape,
     grid_fits: bool,
+    warp: u32,
     liveness: &Liveness,
 ) -> LaneForms {
     let at_entry = &liveness.at_entry;
@@ -438,7 +445,7 @@ pub fn lane_forms(
                     m,
                     &f.blocks[b].insts[ix],
                     Reg(r as u32),
-                    (shape, grid_fits),
+                    (shape, grid_fits, warp),
                     (&lat, &konst),
                     &reg_bits,
                 )
@@ -456,7 +463,7 @@ pub fn lane_forms(
                         m,
                         i,
                         Reg(r as u32),
-                        (shape, grid_fits),
+                        (shape, grid_fits, warp),
                         (&lat, &konst),
                         &reg_bits,
                     ));
@@ -553,7 +560,7 @@ fn eval(
     m: &Module,
     i: &Inst,
     d: Reg,
-    (shape, grid_fits): (Shape, bool),
+    (shape, grid_fits, warp): (Shape, bool, u32),
     (lat, konst): (&[Lat], &[Option<u64>]),
     reg_bits: &[u32],
 ) -> Lat {
@@ -577,7 +584,7 @@ fn eval(
         Value::Imm(_) => 64,
     };
     if ds.len() == 1 {
-        if let Some((l, bits)) = affine_form(k, shape, grid_fits, &get, &rb) {
+        if let Some((l, bits)) = affine_form(k, (shape, grid_fits, warp), &get, &rb) {
             if bits == reg_bits[d.0 as usize] {
                 return Lat::Form(l);
             }
@@ -662,8 +669,7 @@ fn high_mask(c: u64, bits: u32) -> Option<u64> {
 /// for the instructions that can give affine values.
 fn affine_form(
     k: &InstKind,
-    shape: Shape,
-    grid_fits: bool,
+    (shape, grid_fits, warp): (Shape, bool, u32),
     get: &dyn Fn(Value) -> Option<Opnd>,
     rb: &dyn Fn(Value) -> u32,
 ) -> Option<(Lanes, u32)> {
@@ -732,7 +738,7 @@ fn affine_form(
                         && x.extra == 0
                         && x.stride == 1
                         && x.align >= block
-                        && block < 32;
+                        && block < u64::from(warp);
                     // Lane 0's value over 2^k: a multiple of align / 2^k.
                     let shifted = if x.align >= cap(b) {
                         cap(b)
@@ -829,11 +835,14 @@ fn affine_form(
         }
         InstKind::ReadSpecial { sreg, .. } => {
             let [x, y, _] = shape;
-            // Rows of x < 32 threads, whole rows per warp.
-            let rows = x < 32 && 32 % x == 0 && (x * y) % 32 == 0;
+            // Rows of x < warp threads, whole rows per warp. Lane 0 of a
+            // warp of `warp` lanes is thread warp * index.
+            let rows = x < warp && warp % x == 0 && (x * y) % warp == 0;
             let l = match sreg {
                 Special::Tid(0) if x == 1 => Lanes::uniform(cap(32)),
-                Special::Tid(0) if x % 32 == 0 || shape[1] * shape[2] == 1 => Lanes::affine(1, 32),
+                Special::Tid(0) if x % warp == 0 || shape[1] * shape[2] == 1 => {
+                    Lanes::affine(1, u64::from(warp))
+                }
                 Special::Tid(0) if rows => Lanes {
                     stride: 1,
                     extra: -i64::from(x),
@@ -843,17 +852,17 @@ fn affine_form(
                     max: UNBOUNDED,
                 },
                 Special::Tid(1) if y == 1 => Lanes::uniform(cap(32)),
-                Special::Tid(1) if x % 32 == 0 => Lanes::uniform(1),
+                Special::Tid(1) if x % warp == 0 => Lanes::uniform(1),
                 Special::Tid(1) if rows => Lanes {
                     stride: 0,
                     extra: 1,
                     width: x,
                     jump: 0,
-                    align: u64::from(32 / x),
+                    align: u64::from(warp / x),
                     max: UNBOUNDED,
                 },
                 Special::Tid(2) if shape[2] == 1 => Lanes::uniform(cap(32)),
-                Special::Tid(2) if (x * y) % 32 == 0 => Lanes::uniform(1),
+                Special::Tid(2) if (x * y) % warp == 0 => Lanes::uniform(1),
                 Special::Ntid(c) => Opnd::Imm(u64::from(shape[*c as usize])).lanes(32),
                 Special::LaneId => Lanes::affine(1, cap(32)),
                 // Grids are below 2^31 CTAs in x and 2^16 in y and z; code

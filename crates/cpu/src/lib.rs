@@ -20,12 +20,13 @@ mod pack;
 mod prepare;
 mod region;
 mod uniform;
+mod width;
 
 pub use jit::CacheUse;
 pub use lanes::Shape;
 pub use prepare::Unsupported;
 
-use emit::{env, state, W};
+use emit::{env, state};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -66,6 +67,10 @@ pub struct CompiledKernel {
     grid_fits: bool,
     /// Real CTAs per warp (1: not packed; see `pack`).
     pack: u32,
+    /// Lanes per warp in the generated code: 32, or 8/16 for kernels that
+    /// never observe the GPU warp (narrower vectors fit the registers of
+    /// CPUs without AVX-512; see `warp_width`).
+    warp: u32,
     /// The kernel has `trap`, `vprintf` or `__assertfail` (host calls).
     host_calls: bool,
     /// With `bar.arrive` or counted barriers: the barrier id of each
@@ -95,6 +100,12 @@ impl CompiledKernel {
     /// warp and the kernel allows packing them).
     pub fn ctas_per_warp(&self) -> u32 {
         self.pack
+    }
+
+    /// Lanes per warp in the generated code (32, or 8/16 where the kernel
+    /// allows and `WARPFOLD_WARP_WIDTH` asks).
+    pub fn warp_lanes(&self) -> u32 {
+        self.warp
     }
 }
 
@@ -209,8 +220,10 @@ fn compile_as(
     // Blocks every live lane runs together keep their warp collectives
     // inline; finding them needs the kernel split everywhere first.
     let split = prepare::prepare(m, kernel, packed, &|_| true)?;
+    let threads: u32 = code_shape.iter().product();
+    let warp = width::choose(&split, threads, width::requested(), packed.is_some());
     let liveness = uniform::liveness(&split);
-    let convergent = lanes::lane_forms(m, &split, code_shape, grid_fits, &liveness).convergent;
+    let convergent = lanes::lane_forms(m, &split, code_shape, grid_fits, warp, &liveness).convergent;
     if packed.is_some() {
         // The real CTAs of a warp must never wait for each other.
         for b in &split.order {
@@ -231,7 +244,11 @@ fn compile_as(
         !convergent.get(b.0 as usize).copied().unwrap_or(false)
     })?;
     let (cpu, features) = jit::host();
-    let e = emit::emit(m, &p, &layout, code_shape, grid_fits, cpu, features)?;
+    let e = match warp {
+        8 => emit::emit::<8>(m, &p, &layout, code_shape, grid_fits, cpu, features),
+        16 => emit::emit::<16>(m, &p, &layout, code_shape, grid_fits, cpu, features),
+        _ => emit::emit::<32>(m, &p, &layout, code_shape, grid_fits, cpu, features),
+    }?;
     if let Some(dir) = std::env::var_os("WARPFOLD_DUMP_LLVM") {
         // For people looking at generated code: one .ll per kernel.
         let _ = std::fs::write(
@@ -296,6 +313,7 @@ fn compile_as(
         shape,
         grid_fits,
         pack: pack.unwrap_or(1),
+        warp,
         host_calls,
         bar_ids,
         _descs: e.descs,
@@ -360,15 +378,16 @@ pub fn launch(
         .map(|i| inst.global_addr(warpfold_ir::GlobalId(i as u32)))
         .collect();
     // Each lane's %tid, per warp: the same in every CTA.
-    let nwarps_l = (nthreads as usize).div_ceil(W as usize);
-    let mut tids = vec![0u32; nwarps_l * 3 * W as usize];
+    let width = k.warp as usize;
+    let nwarps_l = (nthreads as usize).div_ceil(width);
+    let mut tids = vec![0u32; nwarps_l * 3 * width];
     for w in 0..nwarps_l {
-        for l in 0..W as usize {
-            let t = (w * W as usize + l) as u32;
+        for l in 0..width {
+            let t = (w * width + l) as u32;
             let (bx, by) = (block[0], block[1]);
             let v = [t % bx, (t / bx) % by, t / (bx * by)];
             for c in 0..3 {
-                tids[(w * 3 + c) * W as usize + l] = v[c];
+                tids[(w * 3 + c) * width + l] = v[c];
             }
         }
     }
@@ -412,7 +431,7 @@ pub fn launch(
         };
         let mut shared = vec![0u8; shared_len as usize + 16];
         let mut local = vec![0u8; (nthreads * k.frame_size.max(1)) as usize + 16];
-        let nwarps = (nthreads as usize).div_ceil(W as usize);
+        let nwarps = (nthreads as usize).div_ceil(width);
         // 128 bytes of slack: the states start 128-byte aligned
         // (whole vector registers live there).
         let mut states_buf = vec![0u64; (nwarps * k.state_bytes).div_ceil(8) + 24];
@@ -421,7 +440,7 @@ pub fn launch(
         // Each warp's live lanes, padded to 32 warps (a fixed-size copy
         // per CTA, not a call to memmove).
         let mut lanes = [0u32; 32];
-        for (w, l) in warp_lanes(nthreads as usize).into_iter().enumerate() {
+        for (w, l) in warp_lanes(nthreads as usize, width).into_iter().enumerate() {
             lanes[w] = l;
         }
         // The last warp CTA of a row may hold fewer real CTAs.
@@ -642,10 +661,10 @@ fn set_word(st: &mut [u8], off: usize, v: u32) {
 
 /// Run one CTA: warps in turn until all exit, releasing barriers.
 /// The live lanes of each warp of a CTA (a partial last warp has fewer).
-fn warp_lanes(nthreads: usize) -> Vec<u32> {
-    (0..nthreads.div_ceil(W as usize))
+fn warp_lanes(nthreads: usize, width: usize) -> Vec<u32> {
+    (0..nthreads.div_ceil(width))
         .map(|w| {
-            let lanes = (nthreads - w * W as usize).min(W as usize);
+            let lanes = (nthreads - w * width).min(width);
             if lanes == 32 {
                 u32::MAX
             } else {
@@ -664,7 +683,7 @@ fn run_cta(
     ctaid: [u32; 3],
     bars: *mut u32,
 ) -> Result<(), ExecError> {
-    let nwarps = nthreads.div_ceil(W as usize);
+    let nwarps = nthreads.div_ceil(k.warp as usize);
     let sb = k.state_bytes;
     // SAFETY: u64 storage viewed as bytes (alignment only grows).
     let bytes: &mut [u8] = unsafe {

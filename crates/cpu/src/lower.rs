@@ -1,6 +1,6 @@
 //! Instructions and terminators to LLVM IR over 32-lane vectors.
 
-use crate::emit::{env, iota, lanes_mask, mask_ty, sc, vt, Emitter as Gen, Helper, DONE, W};
+use crate::emit::{env, full_bits, iota, lanes_mask, mask_ty, sc, vt, Emitter as Gen, Helper, DONE};
 use crate::lanes::Lanes;
 use crate::prepare::Unsupported;
 use std::fmt::Write;
@@ -9,8 +9,8 @@ use warpfold_ir::*;
 type R = Result<(), Unsupported>;
 
 /// Lanes that run the instruction: the group mask and the guard.
-fn exec_mask(g: &mut Gen, inst: &Inst) -> String {
-    let mask = g.load_scalar("mask", &mask_ty());
+fn exec_mask<const W: u32>(g: &mut Gen<W>, inst: &Inst) -> String {
+    let mask = g.load_scalar("mask", &mask_ty::<W>());
     match inst.guard {
         None => mask,
         Some((p, neg)) => {
@@ -23,56 +23,56 @@ fn exec_mask(g: &mut Gen, inst: &Inst) -> String {
     }
 }
 
-fn not1(g: &mut Gen, v: &str) -> String {
+fn not1<const W: u32>(g: &mut Gen<W>, v: &str) -> String {
     let r = g.t();
-    g.line(&format!("{r} = xor <{W} x i1> {v}, {}", sc(1, 1)));
+    g.line(&format!("{r} = xor <{W} x i1> {v}, {}", sc::<W>(1, 1)));
     r
 }
 
-fn bin(g: &mut Gen, op: &str, bits: u32, a: &str, b: &str) -> String {
+fn bin<const W: u32>(g: &mut Gen<W>, op: &str, bits: u32, a: &str, b: &str) -> String {
     let r = g.t();
-    g.line(&format!("{r} = {op} {} {a}, {b}", vt(bits)));
+    g.line(&format!("{r} = {op} {} {a}, {b}", vt::<W>(bits)));
     r
 }
 
-fn icmp(g: &mut Gen, pred: &str, bits: u32, a: &str, b: &str) -> String {
+fn icmp<const W: u32>(g: &mut Gen<W>, pred: &str, bits: u32, a: &str, b: &str) -> String {
     let r = g.t();
-    g.line(&format!("{r} = icmp {pred} {} {a}, {b}", vt(bits)));
+    g.line(&format!("{r} = icmp {pred} {} {a}, {b}", vt::<W>(bits)));
     r
 }
 
-fn sel(g: &mut Gen, c: &str, bits: u32, a: &str, b: &str) -> String {
+fn sel<const W: u32>(g: &mut Gen<W>, c: &str, bits: u32, a: &str, b: &str) -> String {
     let r = g.t();
     g.line(&format!(
         "{r} = select <{W} x i1> {c}, {} {a}, {} {b}",
-        vt(bits),
-        vt(bits)
+        vt::<W>(bits),
+        vt::<W>(bits)
     ));
     r
 }
 
-fn env_i32(g: &mut Gen, idx: usize) -> String {
+fn env_i32<const W: u32>(g: &mut Gen<W>, idx: usize) -> String {
     let v = g.env(idx);
     let t = g.t();
     g.line(&format!("{t} = trunc i64 {v} to i32"));
     g.splat("i32", &t)
 }
 
-fn env_splat64(g: &mut Gen, idx: usize) -> String {
+fn env_splat64<const W: u32>(g: &mut Gen<W>, idx: usize) -> String {
     let v = g.env(idx);
     g.splat("i64", &v)
 }
 
 /// Linear thread index of each lane in the CTA.
-fn linear_tid(g: &mut Gen) -> String {
+fn linear_tid<const W: u32>(g: &mut Gen<W>) -> String {
     let w = g.t();
     g.line(&format!("{w} = mul i32 %warp, {W}"));
     let ws = g.splat("i32", &w);
-    bin(g, "add", 32, &ws, &iota(32))
+    bin(g, "add", 32, &ws, &iota::<W>(32))
 }
 
 /// Host address of each lane's local frame.
-fn lane_base(g: &mut Gen) -> String {
+fn lane_base<const W: u32>(g: &mut Gen<W>) -> String {
     let t = linear_tid(g);
     let t64 = g.conv(&t, 32, 64, false);
     let fr = env_splat64(g, env::FRAME);
@@ -82,7 +82,7 @@ fn lane_base(g: &mut Gen) -> String {
 }
 
 /// Host base of a space (for turning space addresses into pointers).
-fn space_base(g: &mut Gen, space: Space) -> Option<String> {
+fn space_base<const W: u32>(g: &mut Gen<W>, space: Space) -> Option<String> {
     match space {
         Space::Shared => Some(env_splat64(g, env::SHARED)),
         Space::Const => Some(env_splat64(g, env::CONST)),
@@ -93,7 +93,7 @@ fn space_base(g: &mut Gen, space: Space) -> Option<String> {
 }
 
 /// The address of a symbol in its own space, or generic (host) when asked.
-fn symbol_addr(g: &mut Gen, sym: Symbol, generic: bool) -> Result<String, Unsupported> {
+fn symbol_addr<const W: u32>(g: &mut Gen<W>, sym: Symbol, generic: bool) -> Result<String, Unsupported> {
     let (own, off): (Space, Option<u64>) = match sym {
         Symbol::Global(id) => {
             let gv = &g.m.globals[id];
@@ -128,13 +128,13 @@ fn symbol_addr(g: &mut Gen, sym: Symbol, generic: bool) -> Result<String, Unsupp
         // The interpreter's value (function-pointer tables in memory hold
         // it; indirect calls compare against it).
         Symbol::Function(f) => {
-            return Ok(sc(
+            return Ok(sc::<W>(
                 64,
                 warpfold_interp::memory::FUNC_WINDOW + 16 * u64::from(f.0),
             ))
         }
     };
-    let c = sc(64, off.unwrap_or(0));
+    let c = sc::<W>(64, off.unwrap_or(0));
     if !generic {
         return Ok(c);
     }
@@ -143,15 +143,15 @@ fn symbol_addr(g: &mut Gen, sym: Symbol, generic: bool) -> Result<String, Unsupp
 }
 
 /// Host addresses of `[addr]` in `space`, per lane.
-fn host_addr(g: &mut Gen, a: &Address, space: Space) -> Result<String, Unsupported> {
+fn host_addr<const W: u32>(g: &mut Gen<W>, a: &Address, space: Space) -> Result<String, Unsupported> {
     let generic = matches!(space, Space::Generic | Space::Global);
     let base = match a.base {
         AddrBase::Reg(r) => g.val(Value::Reg(r), 64),
         AddrBase::Symbol(s) => symbol_addr(g, s, generic)?,
-        AddrBase::None => sc(64, 0),
+        AddrBase::None => sc::<W>(64, 0),
     };
     let withoff = if a.offset != 0 {
-        bin(g, "add", 64, &base, &sc(64, a.offset as u64))
+        bin(g, "add", 64, &base, &sc::<W>(64, a.offset as u64))
     } else {
         base
     };
@@ -171,11 +171,11 @@ fn uniform_symbol(a: &Address, space: Space) -> bool {
 /// Whether the active lanes' addresses are consecutive elements of `size`
 /// bytes starting at lane 0's: then one (masked) vector access serves them.
 /// Returns lane 0's address and the test.
-fn contiguous(g: &mut Gen, h: &str, size: u32, exec: &str) -> (String, String) {
+fn contiguous<const W: u32>(g: &mut Gen<W>, h: &str, size: u32, exec: &str) -> (String, String) {
     let h0 = g.t();
     g.line(&format!("{h0} = extractelement <{W} x i64> {h}, i32 0"));
     let s0 = g.splat("i64", &h0);
-    let steps = bin(g, "mul", 64, &iota(64), &sc(64, u64::from(size)));
+    let steps = bin(g, "mul", 64, &iota::<W>(64), &sc::<W>(64, u64::from(size)));
     let expect = bin(g, "add", 64, &s0, &steps);
     let eq = icmp(g, "eq", 64, h, &expect);
     let nex = not1(g, exec);
@@ -192,8 +192,8 @@ fn contiguous(g: &mut Gen, h: &str, size: u32, exec: &str) -> (String, String) {
 /// addresses of `[addr]` in `space`, when the address register is uniform
 /// or affine (see `lanes`): then no per-lane address is computed. The
 /// third part is the lane of the form's jump (32: none), if it has one.
-fn affine_host_addr(
-    g: &mut Gen,
+fn affine_host_addr<const W: u32>(
+    g: &mut Gen<W>,
     a: &Address,
     space: Space,
 ) -> Option<(String, Lanes, Option<String>)> {
@@ -260,7 +260,7 @@ fn direct(l: &Lanes, k: &Option<String>, size: u32) -> bool {
 /// Each lane's element index from lane 0's address in form `l`, as an
 /// `<32 x i32>` literal, for 32- and 64-bit elements at known distances
 /// (narrower elements have no hardware gather).
-fn element_index(l: &Lanes, bits: u32) -> Option<String> {
+fn element_index<const W: u32>(l: &Lanes, bits: u32) -> Option<String> {
     let size = i64::from(bits / 8);
     if bits < 32 {
         return None;
@@ -278,9 +278,9 @@ fn element_index(l: &Lanes, bits: u32) -> Option<String> {
 /// A load whose rows of lanes (`l.width` each) read consecutive elements
 /// or one element each, from lane 0's address `h0`: with every lane on,
 /// plain loads (no per-row tests, and the prefetchers see them).
-fn load_rows(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: &str) -> String {
+fn load_rows<const W: u32>(g: &mut Gen<W>, h0: &str, l: &Lanes, bits: u32, exec: &str) -> String {
     let eb = g.bits_of_mask(exec);
-    let full = g.def(&format!("icmp eq i32 {eb}, -1"));
+    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
     let (lf, lp, lj) = (
         g.label("rows_all"),
         g.label("rows_some"),
@@ -306,9 +306,10 @@ fn load_rows(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: &str) -> String 
 }
 
 /// `load_rows` for the lanes of `exec`, or for all lanes (`None`).
-fn load_rows_with(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: Option<&str>) -> String {
-    let (w, size) = (l.width, bits / 8);
-    let delta = i64::from(w) * l.stride + l.extra;
+fn load_rows_with<const W: u32>(g: &mut Gen<W>, h0: &str, l: &Lanes, bits: u32, exec: Option<&str>) -> String {
+    // A row at least as wide as the warp holds all of it (one row).
+    let (w, size) = (l.width.min(W), bits / 8);
+    let delta = i64::from(l.width) * l.stride + l.extra;
     let mut parts = Vec::new();
     for row in 0..W / w {
         let base = g.def(&format!("add i64 {h0}, {}", i64::from(row) * delta));
@@ -327,7 +328,7 @@ fn load_rows_with(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: Option<&str
             Some(exec) => {
                 let m = g.def(&format!(
                     "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{w} x i32> {}",
-                    lanes_mask(row * w..(row + 1) * w)
+                    lanes_mask::<W>(row * w..(row + 1) * w)
                 ));
                 if l.stride == 0 {
                     // Read only if some lane of the row runs.
@@ -365,7 +366,7 @@ fn load_rows_with(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: Option<&str
                 pair[0],
                 pair[1],
                 2 * n,
-                lanes_mask(0..2 * n)
+                lanes_mask::<W>(0..2 * n)
             )));
         }
         parts = next;
@@ -375,7 +376,7 @@ fn load_rows_with(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, exec: Option<&str
 }
 
 /// `x` in each of a row's `w` lanes.
-fn splat_row(g: &mut Gen, x: &str, w: u32, bits: u32) -> String {
+fn splat_row<const W: u32>(g: &mut Gen<W>, x: &str, w: u32, bits: u32) -> String {
     let one = g.def(&format!(
         "insertelement <{w} x i{bits}> undef, i{bits} {x}, i32 0"
     ));
@@ -386,12 +387,13 @@ fn splat_row(g: &mut Gen, x: &str, w: u32, bits: u32) -> String {
 
 /// A store whose rows of lanes write consecutive elements each (stride =
 /// element size), in lane order.
-fn store_rows(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, v: &str, exec: &str) {
-    let (w, size) = (l.width, bits / 8);
-    let delta = i64::from(w) * l.stride + l.extra;
+fn store_rows<const W: u32>(g: &mut Gen<W>, h0: &str, l: &Lanes, bits: u32, v: &str, exec: &str) {
+    // A row at least as wide as the warp holds all of it (one row).
+    let (w, size) = (l.width.min(W), bits / 8);
+    let delta = i64::from(l.width) * l.stride + l.extra;
     for row in 0..W / w {
         let base = g.def(&format!("add i64 {h0}, {}", i64::from(row) * delta));
-        let r = lanes_mask(row * w..(row + 1) * w);
+        let r = lanes_mask::<W>(row * w..(row + 1) * w);
         let m = g.def(&format!(
             "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{w} x i32> {r}"
         ));
@@ -408,54 +410,54 @@ fn store_rows(g: &mut Gen, h0: &str, l: &Lanes, bits: u32, v: &str, exec: &str) 
 /// Where an affine access needs no per-lane addresses: when its form has
 /// a jump, a branch on the jump's lane to `fast` (no jump) or `slow`;
 /// both go on to the returned label.
-fn split_on_jump(g: &mut Gen, k: &Option<String>) -> Option<(String, String)> {
+fn split_on_jump<const W: u32>(g: &mut Gen<W>, k: &Option<String>) -> Option<(String, String)> {
     let k = k.as_ref()?;
     let (fast, slow, join) = (
         g.label("aff_fast"),
         g.label("aff_slow"),
         g.label("aff_join"),
     );
-    let none = g.def(&format!("icmp eq i32 {k}, 32"));
+    let none = g.def(&format!("icmp eq i32 {k}, {W}"));
     g.line(&format!("br i1 {none}, label %{fast}, label %{slow}"));
     g.emit_label(&fast);
     Some((slow, join))
 }
 
 /// Consecutive elements from lane 0's address `h0`, for the lanes of `exec`.
-fn load_contig(g: &mut Gen, h0: &str, bits: u32, exec: &str) -> String {
+fn load_contig<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, exec: &str) -> String {
     let size = bits / 8;
     let eb = g.bits_of_mask(exec);
     let bp = g.t();
-    g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt(bits)));
+    g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt::<W>(bits)));
     // All 32 lanes: a plain load (masked loads defeat the prefetchers on
     // some CPUs); otherwise a masked one, which cannot fault on lanes off.
     let full = g.t();
-    g.line(&format!("{full} = icmp eq i32 {eb}, -1"));
+    g.line(&format!("{full} = icmp eq i32 {eb}, {}", full_bits::<W>()));
     let (lf, lm, lj) = (g.label("ld_full"), g.label("ld_masked"), g.label("ld_cj"));
     g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
     g.emit_label(&lf);
     let v0 = g.t();
     g.line(&format!(
         "{v0} = load {}, {}* {bp}, align {size}",
-        vt(bits),
-        vt(bits)
+        vt::<W>(bits),
+        vt::<W>(bits)
     ));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lm);
     let v1 = g.t();
-    g.line(&format!("{v1} = call {} @llvm.masked.load.v{W}i{bits}.p0v{W}i{bits}({}* {bp}, i32 {size}, <{W} x i1> {exec}, {} undef)", vt(bits), vt(bits), vt(bits)));
+    g.line(&format!("{v1} = call {} @llvm.masked.load.v{W}i{bits}.p0v{W}i{bits}({}* {bp}, i32 {size}, <{W} x i1> {exec}, {} undef)", vt::<W>(bits), vt::<W>(bits), vt::<W>(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
     let v = g.t();
     g.line(&format!(
         "{v} = phi {} [ {v0}, %{lf} ], [ {v1}, %{lm} ]",
-        vt(bits)
+        vt::<W>(bits)
     ));
     v
 }
 
 /// One element at `h0` for every lane, read only if some lane runs.
-fn load_broadcast(g: &mut Gen, h0: &str, bits: u32, exec: &str) -> String {
+fn load_broadcast<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, exec: &str) -> String {
     let size = bits / 8;
     let eb = g.bits_of_mask(exec);
     let any = g.def(&format!("icmp ne i32 {eb}, 0"));
@@ -472,7 +474,7 @@ fn load_broadcast(g: &mut Gen, h0: &str, bits: u32, exec: &str) -> String {
     g.splat(&format!("i{bits}"), &x)
 }
 
-fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
+fn load_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> String {
     let size = bits / 8;
     let (h0, all) = contiguous(g, h, size, exec);
     let (lc, lg, lj) = (
@@ -521,22 +523,31 @@ fn load_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     };
     g.line(&format!(
         "{v} = phi {} [ {v0}, %{lf} ], [ {v2}, %{lw} ]{from_words}",
-        vt(bits)
+        vt::<W>(bits)
     ));
     v
 }
 
 /// The out-of-line part of a load of `bits`-bit elements whose lanes are
-/// not consecutive: each half-warp (16 lanes, a row of a 16-wide block)
+/// not consecutive: each half-warp (16 lanes at W = 32: a row of a 16-wide block)
 /// reading one address (two scalar loads) or its own consecutive elements
 /// (two half-width loads); else a gather.
-pub(crate) fn slow_load_fn(bits: u32, avx512: bool) -> String {
+pub(crate) fn slow_load_fn<const W: u32>(bits: u32, avx512: bool) -> String {
     let size = bits / 8;
     let list = |f: &dyn Fn(u32) -> String| (0..W).map(f).collect::<Vec<_>>().join(", ");
-    let half_idx = list(&|i| format!("i32 {}", if i < 16 { 0 } else { 16 }));
-    let steps = list(&|l| format!("i64 {}", (l % 16) * size));
-    let (lo, hi, all) = (lanes_mask(0..16), lanes_mask(16..32), lanes_mask(0..32));
-    let ones = sc(1, 1);
+    // Halves of the warp (16 lanes at W = 32).
+    let h = W / 2;
+    let half_idx = list(&|i| format!("i32 {}", if i < h { 0 } else { h }));
+    let steps = list(&|l| format!("i64 {}", (l % h) * size));
+    let (lo, hi, all) = (lanes_mask::<W>(0..h), lanes_mask::<W>(h..W), lanes_mask::<W>(0..W));
+    let lo_bits = (1u32 << h) - 1;
+    let every = full_bits::<W>();
+    let eb = if W == 32 {
+        format!("%eb = bitcast <{W} x i1> %exec to i32")
+    } else {
+        format!("%ebn = bitcast <{W} x i1> %exec to i{W}\n  %eb = zext i{W} %ebn to i32")
+    };
+    let ones = sc::<W>(1, 1);
     // With AVX-512 it is inlined (a gather is one instruction there): a
     // call in a loop, even one never made, clobbers every vector register,
     // and values live across it spill on the hot path too (sgemm 7.4 ->
@@ -545,18 +556,18 @@ pub(crate) fn slow_load_fn(bits: u32, avx512: bool) -> String {
     format!(
         "define internal <{W} x i{bits}> @wf_ld_slow_{bits}(<{W} x i64> %h, <{W} x i1> %exec) {inl} #0 {{
 entry:
-  %eb = bitcast <{W} x i1> %exec to i32
+  {eb}
   %h0 = extractelement <{W} x i64> %h, i32 0
-  %h16 = extractelement <{W} x i64> %h, i32 16
+  %h16 = extractelement <{W} x i64> %h, i32 {h}
   %x = insertelement <{W} x i64> undef, i64 %h0, i32 0
-  %y = insertelement <{W} x i64> %x, i64 %h16, i32 16
+  %y = insertelement <{W} x i64> %x, i64 %h16, i32 {h}
   %halves = shufflevector <{W} x i64> %y, <{W} x i64> undef, <{W} x i32> <{half_idx}>
   %nex = xor <{W} x i1> %exec, {ones}
   %same = icmp eq <{W} x i64> %h, %halves
   %ok = or <{W} x i1> %same, %nex
   %all_same = call i1 @llvm.vector.reduce.and.v{W}i1(<{W} x i1> %ok)
-  %lo = and i32 %eb, 65535
-  %hi = lshr i32 %eb, 16
+  %lo = and i32 %eb, {lo_bits}
+  %hi = lshr i32 %eb, {h}
   %lo_any = icmp ne i32 %lo, 0
   %hi_any = icmp ne i32 %hi, 0
   %both = and i1 %lo_any, %hi_any
@@ -568,7 +579,7 @@ bcast:
   %sp1 = inttoptr i64 %h16 to i{bits}*
   %sv1 = load i{bits}, i{bits}* %sp1, align {size}
   %bx = insertelement <{W} x i{bits}> undef, i{bits} %sv0, i32 0
-  %by = insertelement <{W} x i{bits}> %bx, i{bits} %sv1, i32 16
+  %by = insertelement <{W} x i{bits}> %bx, i{bits} %sv1, i32 {h}
   %bv = shufflevector <{W} x i{bits}> %by, <{W} x i{bits}> undef, <{W} x i32> <{half_idx}>
   ret <{W} x i{bits}> %bv
 halves_test:
@@ -578,21 +589,21 @@ halves_test:
   %all2 = call i1 @llvm.vector.reduce.and.v{W}i1(<{W} x i1> %ok2)
   br i1 %all2, label %rows, label %gather
 rows:
-  %p0 = inttoptr i64 %h0 to <16 x i{bits}>*
-  %p1 = inttoptr i64 %h16 to <16 x i{bits}>*
-  %every = icmp eq i32 %eb, -1
+  %p0 = inttoptr i64 %h0 to <{h} x i{bits}>*
+  %p1 = inttoptr i64 %h16 to <{h} x i{bits}>*
+  %every = icmp eq i32 %eb, {every}
   br i1 %every, label %rows_plain, label %rows_masked
 rows_plain:
-  %x0 = load <16 x i{bits}>, <16 x i{bits}>* %p0, align {size}
-  %x1 = load <16 x i{bits}>, <16 x i{bits}>* %p1, align {size}
-  %xv = shufflevector <16 x i{bits}> %x0, <16 x i{bits}> %x1, <{W} x i32> {all}
+  %x0 = load <{h} x i{bits}>, <{h} x i{bits}>* %p0, align {size}
+  %x1 = load <{h} x i{bits}>, <{h} x i{bits}>* %p1, align {size}
+  %xv = shufflevector <{h} x i{bits}> %x0, <{h} x i{bits}> %x1, <{W} x i32> {all}
   ret <{W} x i{bits}> %xv
 rows_masked:
-  %m0 = shufflevector <{W} x i1> %exec, <{W} x i1> undef, <16 x i32> {lo}
-  %m1 = shufflevector <{W} x i1> %exec, <{W} x i1> undef, <16 x i32> {hi}
-  %w0 = call <16 x i{bits}> @llvm.masked.load.v16i{bits}.p0v16i{bits}(<16 x i{bits}>* %p0, i32 {size}, <16 x i1> %m0, <16 x i{bits}> undef)
-  %w1 = call <16 x i{bits}> @llvm.masked.load.v16i{bits}.p0v16i{bits}(<16 x i{bits}>* %p1, i32 {size}, <16 x i1> %m1, <16 x i{bits}> undef)
-  %v = shufflevector <16 x i{bits}> %w0, <16 x i{bits}> %w1, <{W} x i32> {all}
+  %m0 = shufflevector <{W} x i1> %exec, <{W} x i1> undef, <{h} x i32> {lo}
+  %m1 = shufflevector <{W} x i1> %exec, <{W} x i1> undef, <{h} x i32> {hi}
+  %w0 = call <{h} x i{bits}> @llvm.masked.load.v{h}i{bits}.p0v{h}i{bits}(<{h} x i{bits}>* %p0, i32 {size}, <{h} x i1> %m0, <{h} x i{bits}> undef)
+  %w1 = call <{h} x i{bits}> @llvm.masked.load.v{h}i{bits}.p0v{h}i{bits}(<{h} x i{bits}>* %p1, i32 {size}, <{h} x i1> %m1, <{h} x i{bits}> undef)
+  %v = shufflevector <{h} x i{bits}> %w0, <{h} x i{bits}> %w1, <{W} x i32> {all}
   ret <{W} x i{bits}> %v
 gather:
   %ps = inttoptr <{W} x i64> %h to <{W} x i{bits}*>
@@ -604,7 +615,7 @@ gather:
     )
 }
 
-fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
+fn store_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, v: &str, exec: &str) {
     let size = bits / 8;
     let (h0, all) = contiguous(g, h, size, exec);
     let (lc, lg, lj) = (
@@ -631,23 +642,23 @@ fn store_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
 /// memory without being read first (a quarter of a triad's traffic, a
 /// third of a copy's). Other cores see them after the worker's `sfence`
 /// (see `launch`) or a fence or locked instruction in the kernel.
-fn store_contig(g: &mut Gen, h0: &str, bits: u32, v: &str, exec: &str, streaming: bool) {
+fn store_contig<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, v: &str, exec: &str, streaming: bool) {
     let size = bits / 8;
     let lj = g.label("st_cj");
     let bp = g.t();
-    g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt(bits)));
+    g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt::<W>(bits)));
     // All 32 lanes: a plain store (masked stores are slow on some CPUs).
     let eb = g.bits_of_mask(exec);
     let full = g.t();
-    g.line(&format!("{full} = icmp eq i32 {eb}, -1"));
+    g.line(&format!("{full} = icmp eq i32 {eb}, {}", full_bits::<W>()));
     let (lf, lm) = (g.label("st_full"), g.label("st_masked"));
     g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
     g.emit_label(&lf);
-    let whole = |g: &mut Gen, attrs: &str| {
+    let whole = |g: &mut Gen<W>, attrs: &str| {
         g.line(&format!(
             "store {} {v}, {}* {bp}, {attrs}",
-            vt(bits),
-            vt(bits)
+            vt::<W>(bits),
+            vt::<W>(bits)
         ));
         g.line(&format!("br label %{lj}"));
     };
@@ -665,21 +676,21 @@ fn store_contig(g: &mut Gen, h0: &str, bits: u32, v: &str, exec: &str, streaming
     }
     whole(g, &format!("align {size}"));
     g.emit_label(&lm);
-    g.line(&format!("call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({} {v}, {}* {bp}, i32 {size}, <{W} x i1> {exec})", vt(bits), vt(bits)));
+    g.line(&format!("call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({} {v}, {}* {bp}, i32 {size}, <{W} x i1> {exec})", vt::<W>(bits), vt::<W>(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
 }
 
 /// Whether `dst` takes `src`'s value as is and both hold NaNs made
 /// canonical only when observed (see `uniform::lazily_canonical_floats`).
-fn carries_lazy_nan(g: &Gen, dst: Reg, src: Value, bits: u32) -> bool {
+fn carries_lazy_nan<const W: u32>(g: &Gen<W>, dst: Reg, src: Value, bits: u32) -> bool {
     let Value::Reg(s) = src else { return false };
     let t = g.float_reg[dst.0 as usize];
     t.is_some_and(|t| t.bits() == bits) && g.float_reg[s.0 as usize] == t
 }
 
 /// The value of the last lane of `exec` to the one address `h`, if any.
-fn store_last_lane(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
+fn store_last_lane<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, v: &str, exec: &str) {
     let eb = g.bits_of_mask(exec);
     let any = g.def(&format!("icmp ne i32 {eb}, 0"));
     let (st, done) = (g.label("st_one"), g.label("st_onej"));
@@ -701,11 +712,11 @@ fn store_last_lane(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
 /// a round trip through the stack, and on Zen 4 the narrow load waits for
 /// the wide store to retire (18% of the warp-shuffle reduction); with
 /// AVX-512 a two-source permute brings 32-bit lanes to lane 0 instead.
-fn lane_value(g: &mut Gen, v: &str, bits: u32, lane: &str) -> String {
-    if !(g.avx512 && bits == 32) {
-        return g.def(&format!("extractelement {} {v}, i32 {lane}", vt(bits)));
+fn lane_value<const W: u32>(g: &mut Gen<W>, v: &str, bits: u32, lane: &str) -> String {
+    if !(g.avx512 && bits == 32 && W == 32) {
+        return g.def(&format!("extractelement {} {v}, i32 {lane}", vt::<W>(bits)));
     }
-    let half = |g: &mut Gen, from: u32| {
+    let half = |g: &mut Gen<W>, from: u32| {
         let idx: Vec<String> = (from..from + 16).map(|i| format!("i32 {i}")).collect();
         g.def(&format!(
             "shufflevector <{W} x i32> {v}, <{W} x i32> undef, <16 x i32> <{}>",
@@ -724,7 +735,7 @@ fn lane_value(g: &mut Gen, v: &str, bits: u32, lane: &str) -> String {
 
 /// A load of `dsts` from `[addr]`: without per-lane addresses where the
 /// address register's lane form allows (see `lanes`), else tested per lane.
-fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>], exec: &str) -> R {
+fn load<const W: u32>(g: &mut Gen<W>, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>], exec: &str) -> R {
     let bits = ty.bits();
     let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
         return load_per_lane(g, addr, space, ty, dsts, exec, load_elems);
@@ -736,7 +747,7 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
     let index = if direct(&l, &k, bits / 8) || stride.is_some() || reversed {
         None
     } else {
-        match element_index(&l, bits) {
+        match element_index::<W>(&l, bits) {
             Some(idx) => Some(idx),
             None => return load_per_lane(g, addr, space, ty, dsts, exec, load_elems),
         }
@@ -755,9 +766,9 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
                 let v = load_contig(g, &lo, bits, &m);
                 g.def(&format!(
                     "shufflevector {} {v}, {} undef, <{W} x i32> {}",
-                    vt(bits),
-                    vt(bits),
-                    reverse_lanes()
+                    vt::<W>(bits),
+                    vt::<W>(bits),
+                    reverse_lanes::<W>()
                 ))
             }
             _ if l.extra != 0 => load_rows(g, &hi, &l, bits, exec),
@@ -782,7 +793,7 @@ fn load(g: &mut Gen, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>],
 /// on the hot path too: a 7-point stencil indexed by `int` ran 1.25x
 /// slower, a 5-point one 1.15x), else a loop over the lanes, which is no
 /// call either (`lane_loop_elems`).
-fn jump_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
+fn jump_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> String {
     if !g.avx512 {
         return lane_loop_elems(g, h, bits, exec);
     }
@@ -794,7 +805,7 @@ fn jump_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
 /// stack buffers: without AVX-512 an inline gather is 32 branches and
 /// extractions, and a call to the out-of-line one clobbers every vector
 /// register (so values live across it spill on the hot path too).
-fn lane_loop_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
+fn lane_loop_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> String {
     let r = g.lane_loop(&[h.to_string()], 1, Some(exec), |g, xs| {
         let p = g.def(&format!("inttoptr i64 {} to i{bits}*", xs[0]));
         let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {}", bits / 8));
@@ -807,7 +818,7 @@ fn lane_loop_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
     if bits == 64 {
         r
     } else {
-        g.def(&format!("trunc <{W} x i64> {r} to {}", vt(bits)))
+        g.def(&format!("trunc <{W} x i64> {r} to {}", vt::<W>(bits)))
     }
 }
 
@@ -818,28 +829,28 @@ fn reversed(l: &Lanes, bits: u32) -> bool {
 }
 
 /// `<31, 30, ..., 0>`: the lane order of a reversed access.
-fn reverse_lanes() -> String {
+fn reverse_lanes<const W: u32>() -> String {
     let idx: Vec<String> = (0..W).rev().map(|i| format!("i32 {i}")).collect();
     format!("<{}>", idx.join(", "))
 }
 
 /// A reversed access (see `reversed`) as a forward one: the address of
 /// lane 31's element and the lanes' mask in reverse.
-fn reverse_access(g: &mut Gen, h0: &str, bits: u32, exec: &str) -> (String, String) {
-    let lo = g.def(&format!("sub i64 {h0}, {}", 31 * (bits / 8)));
+fn reverse_access<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, exec: &str) -> (String, String) {
+    let lo = g.def(&format!("sub i64 {h0}, {}", (W - 1) * (bits / 8)));
     let m = g.def(&format!(
         "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{W} x i32> {}",
-        reverse_lanes()
+        reverse_lanes::<W>()
     ));
     (lo, m)
 }
 
 /// Elements at host addresses `h` through the out-of-line slow load.
-fn slow_elems(g: &mut Gen, h: &str, bits: u32, exec: &str) -> String {
+fn slow_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> String {
     g.slow_loads.insert(bits);
     g.def(&format!(
         "call {} @wf_ld_slow_{bits}(<{W} x i64> {h}, <{W} x i1> {exec})",
-        vt(bits)
+        vt::<W>(bits)
     ))
 }
 
@@ -865,7 +876,7 @@ fn strided(l: &Lanes, bits: u32) -> Option<u32> {
 /// Every `f`-th element of the window at `h0`, for the lanes of `exec`:
 /// a masked load of only the elements the lanes read (so nothing past
 /// the last one is touched), then a shuffle.
-fn load_strided(g: &mut Gen, h0: &str, f: u32, bits: u32, exec: &str) -> String {
+fn load_strided<const W: u32>(g: &mut Gen<W>, h0: &str, f: u32, bits: u32, exec: &str) -> String {
     let n = W * f;
     let size = bits / 8;
     let spread: Vec<String> = (0..n)
@@ -880,7 +891,7 @@ fn load_strided(g: &mut Gen, h0: &str, f: u32, bits: u32, exec: &str) -> String 
     // prefetchers) when the bytes past the last element read are on its
     // page, so mapped.
     let eb = g.bits_of_mask(exec);
-    let full = g.def(&format!("icmp eq i32 {eb}, -1"));
+    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
     let last = g.def(&format!("add i64 {h0}, {}", (W - 1) * f * size));
     let end = g.def(&format!("add i64 {h0}, {}", n * size - 1));
     let pages = g.def(&format!("xor i64 {last}, {end}"));
@@ -935,8 +946,12 @@ impl LoadGroup {
 /// one: unguarded, not volatile, and between them only loads and pure
 /// instructions that touch neither the group's destinations nor its base
 /// register.
-pub(crate) fn load_groups(g: &Gen, insts: &[Inst]) -> Vec<LoadGroup> {
+pub(crate) fn load_groups<const W: u32>(g: &Gen<W>, insts: &[Inst]) -> Vec<LoadGroup> {
     use std::collections::BTreeMap;
+    // The transposes work on 16 x 16 blocks.
+    if W < 16 {
+        return Vec::new();
+    }
     let row_bytes = i64::from(ROW) * 4;
     let mut by_key: BTreeMap<(u32, i64, u8), Vec<(usize, i64)>> = BTreeMap::new();
     for (k, inst) in insts.iter().enumerate() {
@@ -1035,7 +1050,7 @@ const STRIDE_PREFETCH_AHEAD: i64 = 8;
 /// `STRIDE_PREFETCH_AHEAD` trips later. The stride is learnt at run time:
 /// the load keeps its last address in the warp state. Prefetches never
 /// fault, so a stride that changes costs nothing but the instructions.
-fn prefetch_stride(g: &mut Gen, h0: &str) {
+fn prefetch_stride<const W: u32>(g: &mut Gen<W>, h0: &str) {
     if std::env::var("WARPFOLD_PREFETCH").is_ok_and(|v| v == "off") {
         return;
     }
@@ -1070,7 +1085,7 @@ fn prefetch_stride(g: &mut Gen, h0: &str) {
 /// close behind it (spmv: 3.4 -> 1.6 ms). Prefetches never fault, so a
 /// block past the end of the data costs nothing but the instruction.
 /// `WARPFOLD_PREFETCH=off` turns this off.
-fn prefetch_groups_ahead(g: &mut Gen, h0: &str) {
+fn prefetch_groups_ahead<const W: u32>(g: &mut Gen<W>, h0: &str) {
     if std::env::var("WARPFOLD_PREFETCH").is_ok_and(|v| v == "off") {
         return;
     }
@@ -1091,7 +1106,7 @@ fn prefetch_groups_ahead(g: &mut Gen, h0: &str) {
 /// as 32 vector loads of one contiguous block and a transposition (four
 /// rounds of interleaving pairs of rows) into one vector per column;
 /// otherwise each load as usual.
-pub(crate) fn emit_load_group(g: &mut Gen, insts: &[Inst], group: &LoadGroup) -> R {
+pub(crate) fn emit_load_group<const W: u32>(g: &mut Gen<W>, insts: &[Inst], group: &LoadGroup) -> R {
     let first = &insts[group.first()];
     let InstKind::Ld { space, addr, .. } = &first.kind else {
         return Err(Unsupported(
@@ -1116,7 +1131,7 @@ pub(crate) fn emit_load_group(g: &mut Gen, insts: &[Inst], group: &LoadGroup) ->
     );
     if let Some((h0, _, None)) = affine_host_addr(g, &base, *space) {
         let eb = g.bits_of_mask(&exec);
-        let full = g.def(&format!("icmp eq i32 {eb}, -1"));
+        let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
         g.line(&format!("br i1 {full}, label %{lt}, label %{lp}"));
         g.emit_label(&lt);
         prefetch_groups_ahead(g, &h0);
@@ -1127,19 +1142,24 @@ pub(crate) fn emit_load_group(g: &mut Gen, insts: &[Inst], group: &LoadGroup) ->
                 g.def(&format!("load <16 x i32>, <16 x i32>* {p}, align 4"))
             })
             .collect();
+        // 32 lanes: two 16 x 16 transposes joined; 16 lanes: one.
         let lo = transpose16(g, &rows[..16]);
-        let hi = transpose16(g, &rows[16..]);
+        let hi = if W == 32 { transpose16(g, &rows[16..]) } else { Vec::new() };
         for &(k, col) in &group.0 {
             let InstKind::Ld { ty, dsts, .. } = &insts[k].kind else {
                 continue;
             };
             let c = col as usize;
-            let v = g.def(&format!(
-                "shufflevector <16 x i32> {}, <16 x i32> {}, <{W} x i32> {}",
-                lo[c],
-                hi[c],
-                lanes_mask(0..32)
-            ));
+            let v = if W == 32 {
+                g.def(&format!(
+                    "shufflevector <16 x i32> {}, <16 x i32> {}, <{W} x i32> {}",
+                    lo[c],
+                    hi[c],
+                    lanes_mask::<W>(0..32)
+                ))
+            } else {
+                lo[c].clone()
+            };
             if let Some(d) = dsts[0] {
                 g.set(d, &v, 32, ty.is_signed(), &exec);
             }
@@ -1171,7 +1191,7 @@ pub(crate) fn emit_load_group(g: &mut Gen, insts: &[Inst], group: &LoadGroup) ->
 /// The transpose of a 16 x 16 matrix of `<16 x i32>` rows: after four
 /// rounds of interleaving row k with row k + 8 (low halves into row 2k,
 /// high halves into row 2k + 1), row j holds column j.
-fn transpose16(g: &mut Gen, rows: &[String]) -> Vec<String> {
+fn transpose16<const W: u32>(g: &mut Gen<W>, rows: &[String]) -> Vec<String> {
     let lo: Vec<String> = (0..8)
         .flat_map(|i| [i, 16 + i])
         .map(|i| format!("i32 {i}"))
@@ -1199,7 +1219,7 @@ fn transpose16(g: &mut Gen, rows: &[String]) -> Vec<String> {
 }
 
 /// A store of `srcs` to `[addr]`, as `load`.
-fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec: &str) -> R {
+fn store<const W: u32>(g: &mut Gen<W>, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec: &str) -> R {
     let bits = ty.bits();
     let size = i64::from(bits / 8);
     enum How {
@@ -1224,7 +1244,7 @@ fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec
         How::Reversed
     } else if l.stride == size && l.width >= 4 {
         How::Rows
-    } else if let Some(idx) = element_index(&l, bits) {
+    } else if let Some(idx) = element_index::<W>(&l, bits) {
         How::Index(idx)
     } else {
         return store_per_lane(g, addr, space, ty, srcs, exec, store_elems);
@@ -1243,9 +1263,9 @@ fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec
                 let (lo, m) = reverse_access(g, &hi, bits, exec);
                 let rv = g.def(&format!(
                     "shufflevector {} {v}, {} undef, <{W} x i32> {}",
-                    vt(bits),
-                    vt(bits),
-                    reverse_lanes()
+                    vt::<W>(bits),
+                    vt::<W>(bits),
+                    reverse_lanes::<W>()
                 ));
                 store_contig(g, &lo, bits, &rv, &m, false)
             }
@@ -1261,10 +1281,10 @@ fn store(g: &mut Gen, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec
 
 /// After the accesses of the no-jump side of `split_on_jump`: the side
 /// where the widened index wrapped inside the warp (rare), then the join.
-fn rejoin_after_jump(
-    g: &mut Gen,
+fn rejoin_after_jump<const W: u32>(
+    g: &mut Gen<W>,
     split: Option<(String, String)>,
-    wrapped: impl FnOnce(&mut Gen) -> R,
+    wrapped: impl FnOnce(&mut Gen<W>) -> R,
 ) -> R {
     if let Some((slow, join)) = split {
         g.line(&format!("br label %{join}"));
@@ -1277,7 +1297,7 @@ fn rejoin_after_jump(
 }
 
 /// Pointers to `h` + lane `idx` (element indices).
-fn indexed_ptrs(g: &mut Gen, h: &str, idx: &str, bits: u32) -> String {
+fn indexed_ptrs<const W: u32>(g: &mut Gen<W>, h: &str, idx: &str, bits: u32) -> String {
     let base = g.def(&format!("inttoptr i64 {h} to i{bits}*"));
     g.def(&format!(
         "getelementptr i{bits}, i{bits}* {base}, <{W} x i32> {idx}"
@@ -1285,7 +1305,7 @@ fn indexed_ptrs(g: &mut Gen, h: &str, idx: &str, bits: u32) -> String {
 }
 
 /// Elements at pointers `ps`, for the lanes of `exec`.
-fn gather(g: &mut Gen, ps: &str, bits: u32, exec: &str) -> String {
+fn gather<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, exec: &str) -> String {
     g.def(&format!(
         "call <{W} x i{bits}> @llvm.masked.gather.v{W}i{bits}.v{W}p0i{bits}(<{W} x i{bits}*> {ps}, i32 {}, <{W} x i1> {exec}, <{W} x i{bits}> undef)",
         bits / 8
@@ -1293,7 +1313,7 @@ fn gather(g: &mut Gen, ps: &str, bits: u32, exec: &str) -> String {
 }
 
 /// `v` to pointers `ps`, in lane order.
-fn scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
+fn scatter<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, v: &str, exec: &str) {
     if !g.avx512 {
         return branchless_scatter(g, ps, bits, v, exec);
     }
@@ -1309,7 +1329,7 @@ fn scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
 /// inactive lanes aim at a scratch slot instead and every lane stores, in
 /// lane order, reading its address and value back from stack copies in a
 /// loop (cheaper than extracting them from vector registers).
-fn branchless_scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
+fn branchless_scatter<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, v: &str, exec: &str) {
     if !g.allocas.contains("%scat_addr ") {
         g.allocas.push_str(
             &format!("  %scat_addr = alloca [{W} x i64], align 64\n  %scat_val = alloca [{W} x i64], align 64\n  %scat_sink = alloca i64, align 8\n"),
@@ -1325,11 +1345,11 @@ fn branchless_scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
     g.line(&format!(
         "store <{W} x i64> {hsel}, <{W} x i64>* {ap}, align 64"
     ));
-    let vp = g.def(&format!("bitcast [{W} x i64]* %scat_val to {}*", vt(bits)));
+    let vp = g.def(&format!("bitcast [{W} x i64]* %scat_val to {}*", vt::<W>(bits)));
     g.line(&format!(
         "store {} {v}, {}* {vp}, align 64",
-        vt(bits),
-        vt(bits)
+        vt::<W>(bits),
+        vt::<W>(bits)
     ));
     let vbase = g.def(&format!("bitcast [{W} x i64]* %scat_val to i{bits}*"));
     g.for_each_lane(|g, i| {
@@ -1347,32 +1367,32 @@ fn branchless_scatter(g: &mut Gen, ps: &str, bits: u32, v: &str, exec: &str) {
     });
 }
 
-fn gather_from(g: &mut Gen, h: &str, idx: &str, bits: u32, exec: &str) -> String {
+fn gather_from<const W: u32>(g: &mut Gen<W>, h: &str, idx: &str, bits: u32, exec: &str) -> String {
     let ps = indexed_ptrs(g, h, idx, bits);
     gather(g, &ps, bits, exec)
 }
 
-fn scatter_from(g: &mut Gen, h: &str, idx: &str, bits: u32, v: &str, exec: &str) {
+fn scatter_from<const W: u32>(g: &mut Gen<W>, h: &str, idx: &str, bits: u32, v: &str, exec: &str) {
     let ps = indexed_ptrs(g, h, idx, bits);
     scatter(g, &ps, bits, v, exec)
 }
 
 /// `v` to the lanes' host addresses `h`: a plain scatter.
-fn scatter_elems(g: &mut Gen, h: &str, bits: u32, v: &str, exec: &str) {
+fn scatter_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, v: &str, exec: &str) {
     let ps = g.def(&format!("inttoptr <{W} x i64> {h} to <{W} x i{bits}*>"));
     scatter(g, &ps, bits, v, exec)
 }
 
 /// A load with per-lane addresses, element by element with `elems`
 /// (`load_elems`: tested for consecutive lanes; `gather_elems`).
-fn load_per_lane(
-    g: &mut Gen,
+fn load_per_lane<const W: u32>(
+    g: &mut Gen<W>,
     addr: &Address,
     space: Space,
     ty: Ty,
     dsts: &[Option<Reg>],
     exec: &str,
-    elems: fn(&mut Gen, &str, u32, &str) -> String,
+    elems: fn(&mut Gen<W>, &str, u32, &str) -> String,
 ) -> R {
     let bits = ty.bits();
     let h = host_addr(g, addr, space)?;
@@ -1385,7 +1405,7 @@ fn load_per_lane(
         let hi = if i == 0 {
             h.clone()
         } else {
-            bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)))
+            bin(g, "add", 64, &h, &sc::<W>(64, u64::from(i as u32 * bits / 8)))
         };
         let v = elems(g, &hi, bits, exec);
         if let Some(d) = d {
@@ -1396,14 +1416,14 @@ fn load_per_lane(
 }
 
 /// A store with per-lane addresses, as `load_per_lane`.
-fn store_per_lane(
-    g: &mut Gen,
+fn store_per_lane<const W: u32>(
+    g: &mut Gen<W>,
     addr: &Address,
     space: Space,
     ty: Ty,
     srcs: &[Value],
     exec: &str,
-    elems: fn(&mut Gen, &str, u32, &str, &str),
+    elems: fn(&mut Gen<W>, &str, u32, &str, &str),
 ) -> R {
     let bits = ty.bits();
     let h = host_addr(g, addr, space)?;
@@ -1411,7 +1431,7 @@ fn store_per_lane(
         let hi = if i == 0 {
             h.clone()
         } else {
-            bin(g, "add", 64, &h, &sc(64, u64::from(i as u32 * bits / 8)))
+            bin(g, "add", 64, &h, &sc::<W>(64, u64::from(i as u32 * bits / 8)))
         };
         let v = g.val(*s, bits);
         elems(g, &hi, bits, &v, exec);
@@ -1422,7 +1442,7 @@ fn store_per_lane(
 /// Participants of a warp collective, or a wait: returns the bitmask of
 /// lanes named by the executing lanes' member masks, after branching to the
 /// dispatcher (and marking the group as waiting) when some are elsewhere.
-fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
+fn collective_gate<const W: u32>(g: &mut Gen<W>, exec: &str, mask_val: Value) -> String {
     // In a convergent block every live lane reaches the collective except
     // lanes parked where they only exit: they would never arrive, and once
     // they have exited the collective goes on without them, so it can go
@@ -1434,7 +1454,7 @@ fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
     } else {
         // Elsewhere too, lanes of this group whose guard is off pass by.
         let l = g.load_scalar("live", "i32");
-        let m = g.load_scalar("mask", &mask_ty());
+        let m = g.load_scalar("mask", &mask_ty::<W>());
         let (mb, eb) = (g.bits_of_mask(&m), g.bits_of_mask(exec));
         let off = g.def(&format!("xor i32 {eb}, {mb}"));
         let noff = g.def(&format!("xor i32 {off}, -1"));
@@ -1473,7 +1493,7 @@ fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
     g.line(&format!("br i1 {any}, label %{lw}, label %{lgo}"));
     g.emit_label(&lw);
     // The group waits here (its next stays at this block) for the others.
-    let mask = g.load_scalar("mask", &mask_ty());
+    let mask = g.load_scalar("mask", &mask_ty::<W>());
     let mb = g.bits_of_mask(&mask);
     let wc = g.load_scalar("wait_coll", "i32");
     let wc2 = g.t();
@@ -1484,8 +1504,8 @@ fn collective_gate(g: &mut Gen, exec: &str, mask_val: Value) -> String {
     need
 }
 
-pub(crate) fn emit_inst(
-    g: &mut Gen,
+pub(crate) fn emit_inst<const W: u32>(
+    g: &mut Gen<W>,
     inst: &Inst,
     first: bool,
     waited: &mut bool,
@@ -1539,7 +1559,7 @@ pub(crate) fn emit_inst(
             } else {
                 let s1 = bin(g, "add", w * 2, &x2, &y2);
                 let s = bin(g, "add", w * 2, &s1, &cin);
-                let hi = bin(g, "lshr", w * 2, &s, &sc(w * 2, u64::from(w)));
+                let hi = bin(g, "lshr", w * 2, &s, &sc::<W>(w * 2, u64::from(w)));
                 let c = icmp(g, "ne", w * 2, &hi, "zeroinitializer");
                 (s, c)
             };
@@ -1624,9 +1644,9 @@ pub(crate) fn emit_inst(
             }
             let bits = dst_ty.bits();
             let one = if *dst_ty == Ty::F32 {
-                sc(32, u64::from(1.0f32.to_bits()))
+                sc::<W>(32, u64::from(1.0f32.to_bits()))
             } else {
-                sc(bits, u64::MAX)
+                sc::<W>(bits, u64::MAX)
             };
             let r = sel(g, &c, bits, &one, "zeroinitializer");
             g.set(*dst, &r, bits, false, &exec);
@@ -1697,7 +1717,7 @@ pub(crate) fn emit_inst(
         ),
         InstKind::IsSpace { space, dst, src } => {
             let a = g.val(*src, 64);
-            let in_range = |g: &mut Gen, base_idx: usize, len_idx: usize, a: &str| {
+            let in_range = |g: &mut Gen<W>, base_idx: usize, len_idx: usize, a: &str| {
                 let b = env_splat64(g, base_idx);
                 let l = env_splat64(g, len_idx);
                 let e = bin(g, "add", 64, &b, &l);
@@ -1761,7 +1781,7 @@ pub(crate) fn emit_inst(
                     "shl",
                     bits,
                     &v,
-                    &sc(bits, u64::from(i as u32 * part_bits)),
+                    &sc::<W>(bits, u64::from(i as u32 * part_bits)),
                 );
                 acc = bin(g, "or", bits, &acc, &sh);
             }
@@ -1782,7 +1802,7 @@ pub(crate) fn emit_inst(
                         "lshr",
                         bits,
                         &x,
-                        &sc(bits, u64::from(i as u32 * part_bits)),
+                        &sc::<W>(bits, u64::from(i as u32 * part_bits)),
                     );
                     let v = g.conv(&sh, bits, *part_bits, false);
                     g.set(*d, &v, *part_bits, false, &exec);
@@ -1844,7 +1864,7 @@ pub(crate) fn emit_inst(
             let x = g.to64(*a, ty.bits());
             let y = match b {
                 Some(b) => g.to64(*b, ty.bits()),
-                None => sc(64, 0),
+                None => sc::<W>(64, 0),
             };
             let r = match atomic_rmw(*op, *ty) {
                 Some(rmw) => {
@@ -1914,13 +1934,13 @@ pub(crate) fn emit_inst(
                 (got, j, ok)
             } else {
                 let bv = g.val(*b, 32);
-                let bv = bin(g, "and", 32, &bv, &sc(32, 31));
+                let bv = bin(g, "and", 32, &bv, &sc::<W>(32, 31));
                 let cv = g.val(*c, 32);
-                let lane = iota(32);
-                let cval = bin(g, "and", 32, &cv, &sc(32, 31));
-                let seg0 = bin(g, "lshr", 32, &cv, &sc(32, 8));
-                let seg = bin(g, "and", 32, &seg0, &sc(32, 31));
-                let nseg = bin(g, "xor", 32, &seg, &sc(32, u64::from(u32::MAX)));
+                let lane = iota::<W>(32);
+                let cval = bin(g, "and", 32, &cv, &sc::<W>(32, 31));
+                let seg0 = bin(g, "lshr", 32, &cv, &sc::<W>(32, 8));
+                let seg = bin(g, "and", 32, &seg0, &sc::<W>(32, 31));
+                let nseg = bin(g, "xor", 32, &seg, &sc::<W>(32, u64::from(u32::MAX)));
                 let l_seg = bin(g, "and", 32, &lane, &seg);
                 let c_nseg = bin(g, "and", 32, &cval, &nseg);
                 let maxl = bin(g, "or", 32, &l_seg, &c_nseg);
@@ -1960,7 +1980,7 @@ pub(crate) fn emit_inst(
             // A source lane that does not take part gives the caller's own value.
             let ps = g.splat("i32", &part);
             let sh = bin(g, "lshr", 32, &ps, &j);
-            let bit = bin(g, "and", 32, &sh, &sc(32, 1));
+            let bit = bin(g, "and", 32, &sh, &sc::<W>(32, 1));
             let inp = icmp(g, "ne", 32, &bit, "zeroinitializer");
             let v = sel(g, &inp, 32, &got, &av);
             g.set(*dst, &v, 32, false, &exec);
@@ -2024,7 +2044,7 @@ pub(crate) fn emit_inst(
                 (ReduxOp::Min, false) => (u64::from(u32::MAX), "umin"),
                 (ReduxOp::Max, false) => (0, "umax"),
             };
-            let v = sel(g, &pm, 32, &av, &sc(32, ident));
+            let v = sel(g, &pm, 32, &av, &sc::<W>(32, ident));
             let r = g.t();
             g.line(&format!(
                 "{r} = call i32 @llvm.vector.reduce.{red}.v{W}i32(<{W} x i32> {v})"
@@ -2064,7 +2084,7 @@ pub(crate) fn emit_inst(
                 let npv = not1(g, &pv);
                 let off = bin(g, "and", 1, &exec, &npv);
                 let fb = g.bits_of_mask(&off);
-                let field = |g: &mut Gen, o: usize| g.state_ptr(o, "i32");
+                let field = |g: &mut Gen<W>, o: usize| g.state_ptr(o, "i32");
                 let pp = field(g, crate::emit::state::RED_POPC);
                 let (old, cnt, new) = (g.t(), g.t(), g.t());
                 g.line(&format!("{old} = load i32, i32* {pp}"));
@@ -2105,7 +2125,7 @@ pub(crate) fn emit_inst(
             g.line(&format!("{ok} = or i1 {is0}, {same}"));
             g.line(&format!("{ns} = select i1 {ok}, i32 {me}, i32 -1"));
             g.line(&format!("store i32 {ns}, i32* %bar_site"));
-            set_next(g, &sc(32, u64::from(succ)));
+            set_next(g, &sc::<W>(32, u64::from(succ)));
             let rp = g.state_ptr(crate::emit::state::RESUME_AT, "i32");
             g.line(&format!("store i32 {}, i32* {rp}", succ + 1));
             // The whole warp waiting (the usual case): nothing to pick.
@@ -2146,7 +2166,7 @@ pub(crate) fn emit_inst(
             let mut acc = "zeroinitializer".to_string();
             for k in 0..W {
                 let ak = g.t();
-                g.line(&format!("{ak} = extractelement {} {av}, i32 {k}", vt(bits)));
+                g.line(&format!("{ak} = extractelement {} {av}, i32 {k}", vt::<W>(bits)));
                 let sk = g.splat(&format!("i{bits}"), &ak);
                 let eq = icmp(g, "eq", bits, &av, &sk);
                 let (sh, on) = (g.t(), g.t());
@@ -2154,7 +2174,7 @@ pub(crate) fn emit_inst(
                 g.line(&format!("{on} = trunc i32 {sh} to i1"));
                 let onv = g.splat("i1", &on);
                 let eqm = bin(g, "and", 1, &eq, &onv);
-                let add = sel(g, &eqm, 32, &sc(32, 1u64 << k), "zeroinitializer");
+                let add = sel(g, &eqm, 32, &sc::<W>(32, 1u64 << k), "zeroinitializer");
                 acc = bin(g, "or", 32, &acc, &add);
             }
             if *all {
@@ -2168,7 +2188,7 @@ pub(crate) fn emit_inst(
             } else {
                 g.set(*dst, &acc, 32, false, &exec);
                 if let Some(p) = pred_dst {
-                    g.set(*p, &sc(1, 0), 1, false, &exec);
+                    g.set(*p, &sc::<W>(1, 0), 1, false, &exec);
                 }
             }
         }
@@ -2184,7 +2204,7 @@ pub(crate) fn emit_inst(
 
 /// Add the lanes of `eb` to the arrivals at barrier `id` (and note its
 /// thread count) in the CTA's barrier table.
-fn count_arrivals(g: &mut Gen, id: Value, count: Option<Value>, eb: &str) -> R {
+fn count_arrivals<const W: u32>(g: &mut Gen<W>, id: Value, count: Option<Value>, eb: &str) -> R {
     let id = match id {
         Value::Imm(v) if v < 16 => v,
         _ => {
@@ -2228,7 +2248,7 @@ fn count_arrivals(g: &mut Gen, id: Value, count: Option<Value>, eb: &str) -> R {
 /// lane order (as the interpreter runs them). A lane that traps or fails
 /// an assertion records the fault and cancels the launch; the warp then
 /// leaves at once, so nothing after the fault runs.
-fn host_call(g: &mut Gen, inst: &Inst, exec: &str) -> R {
+fn host_call<const W: u32>(g: &mut Gen<W>, inst: &Inst, exec: &str) -> R {
     let (args, rets): (&[CallArg], &[CallArg]) = match &inst.kind {
         InstKind::Builtin { args, rets, .. } => (args, rets),
         _ => (&[], &[]),
@@ -2245,11 +2265,11 @@ fn host_call(g: &mut Gen, inst: &Inst, exec: &str) -> R {
     let host = env_splat64(g, env::HOST);
     let t = linear_tid(g);
     let t64 = g.conv(&t, 32, 64, false);
-    let mut vals = vec![host, t64, sc(64, u64::from(inst.loc.line))];
+    let mut vals = vec![host, t64, sc::<W>(64, u64::from(inst.loc.line))];
     for a in args {
         let v = match a {
             CallArg::Reg(r) => g.val(Value::Reg(*r), 64),
-            CallArg::Imm(v) => sc(64, *v),
+            CallArg::Imm(v) => sc::<W>(64, *v),
             // A `.param` block: its bytes, at most 8.
             CallArg::Local(l) => {
                 let size = g.p.func.locals[*l].size.min(8);
@@ -2259,7 +2279,7 @@ fn host_call(g: &mut Gen, inst: &Inst, exec: &str) -> R {
                     "call <{W} x i64> @llvm.masked.gather.v{W}i64.v{W}p0i64(<{W} x i64*> {ps}, i32 1, <{W} x i1> {exec}, <{W} x i64> undef)"
                 ));
                 if size < 8 {
-                    bin(g, "and", 64, &v, &sc(64, (1u64 << (8 * size)) - 1))
+                    bin(g, "and", 64, &v, &sc::<W>(64, (1u64 << (8 * size)) - 1))
                 } else {
                     v
                 }
@@ -2299,7 +2319,7 @@ fn host_call(g: &mut Gen, inst: &Inst, exec: &str) -> R {
 /// dispatcher would pick `x`: go there directly with the lanes whose next
 /// it is. Otherwise, or after a latest-first pick (checked at run time),
 /// ask the dispatcher.
-fn go_as_dispatcher(g: &mut Gen, x: u32) {
+fn go_as_dispatcher<const W: u32>(g: &mut Gen<W>, x: u32) {
     if g.structured_only || !(x <= g.cur_id || x == g.cur_id + 1) {
         g.line("br label %dispatch");
         return;
@@ -2308,7 +2328,7 @@ fn go_as_dispatcher(g: &mut Gen, x: u32) {
     let go = g.label("pick_known");
     g.line(&format!("br i1 {latest}, label %dispatch, label %{go}"));
     g.emit_label(&go);
-    let next = g.load_scalar("next", &vt(32));
+    let next = g.load_scalar("next", &vt::<W>(32));
     let wc = g.load_scalar("wait_coll", "i32");
     g.take_group_at(&next, &x.to_string(), &wc);
     let tl = g.target(x);
@@ -2316,15 +2336,15 @@ fn go_as_dispatcher(g: &mut Gen, x: u32) {
 }
 
 /// next = target for the lanes of the group.
-pub(crate) fn set_next(g: &mut Gen, target: &str) {
-    let mask = g.load_scalar("mask", &mask_ty());
-    let next = g.load_scalar("next", &vt(32));
+pub(crate) fn set_next<const W: u32>(g: &mut Gen<W>, target: &str) {
+    let mask = g.load_scalar("mask", &mask_ty::<W>());
+    let next = g.load_scalar("next", &vt::<W>(32));
     let n2 = sel(g, &mask, 32, target, &next);
     g.line(&format!("store <{W} x i32> {n2}, <{W} x i32>* %next"));
 }
 
-pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
-    let mask = g.load_scalar("mask", &mask_ty());
+pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>, id_of: &[u32]) {
+    let mask = g.load_scalar("mask", &mask_ty::<W>());
     let mb = g.load_scalar("mask_bits", "i32");
     let live = g.load_scalar("live", "i32");
     let conv = g.t();
@@ -2347,7 +2367,7 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
             g.line(&format!("br label %{tl}"));
             g.emit_label(&slow);
             // Kept lanes already have the next block as their target.
-            set_next(g, &sc(32, u64::from(id)));
+            set_next(g, &sc::<W>(32, u64::from(id)));
             go_as_dispatcher(g, id);
         }
         Some(Terminator::Jump(t)) => {
@@ -2356,7 +2376,7 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
             let tl = g.target(id);
             g.line(&format!("br i1 {conv}, label %{tl}, label %{slow}"));
             g.emit_label(&slow);
-            set_next(g, &sc(32, u64::from(id)));
+            set_next(g, &sc::<W>(32, u64::from(id)));
             go_as_dispatcher(g, id);
         }
         Some(Terminator::Branch {
@@ -2397,7 +2417,7 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
             g.emit_label(&c2);
             g.line(&format!("br i1 {nonet}, label %{el}, label %{slow}"));
             g.emit_label(&slow);
-            let tgt = sel(g, &pv, 32, &sc(32, u64::from(ti)), &sc(32, u64::from(ei)));
+            let tgt = sel(g, &pv, 32, &sc::<W>(32, u64::from(ti)), &sc::<W>(32, u64::from(ei)));
             set_next(g, &tgt);
             // The earlier target that receives lanes is the candidate.
             let (lo, hi) = (ti.min(ei), ti.max(ei));
@@ -2449,7 +2469,7 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
             g.line(&format!("{nmb} = xor i32 {mb}, -1"));
             g.line(&format!("{l2} = and i32 {live}, {nmb}"));
             g.line(&format!("store i32 {l2}, i32* %live"));
-            set_next(g, &sc(32, u64::from(DONE)));
+            set_next(g, &sc::<W>(32, u64::from(DONE)));
             // The last lanes out leave directly.
             let none = g.t();
             g.line(&format!("{none} = icmp eq i32 {l2}, 0"));
@@ -2458,13 +2478,13 @@ pub(crate) fn emit_term(g: &mut Gen, term: Option<&Terminator>, id_of: &[u32]) {
     }
 }
 
-fn special(g: &mut Gen, s: Special) -> (String, u32) {
+fn special<const W: u32>(g: &mut Gen<W>, s: Special) -> (String, u32) {
     match s {
         // Rows of whole warps: lane 0's index from the warp's by constant
         // divisors, so code with a constant warp index (unrolled rounds,
         // see `emit::unrolled_round`) folds it.
         Special::Tid(c) if g.shape[0] % W == 0 && g.shape.iter().product::<u32>() > W => {
-            let first = g.def("mul i32 %warp, 32");
+            let first = g.def(&format!("mul i32 %warp, {W}"));
             let (sx, sy) = (g.shape[0], g.shape[1]);
             let v = match c {
                 0 => g.def(&format!("urem i32 {first}, {sx}")),
@@ -2476,7 +2496,7 @@ fn special(g: &mut Gen, s: Special) -> (String, u32) {
             };
             let s = g.splat("i32", &v);
             if c == 0 {
-                (bin(g, "add", 32, &s, &iota(32)), 32)
+                (bin(g, "add", 32, &s, &iota::<W>(32)), 32)
             } else {
                 (s, 32)
             }
@@ -2490,9 +2510,9 @@ fn special(g: &mut Gen, s: Special) -> (String, u32) {
             let q = g.t();
             let v = g.t();
             g.line(&format!("{w64} = zext i32 %warp to i64"));
-            g.line(&format!("{idx} = mul i64 {w64}, 384"));
+            g.line(&format!("{idx} = mul i64 {w64}, {}", 3 * 4 * W));
             g.line(&format!("{p} = add i64 {tab}, {idx}"));
-            g.line(&format!("{q} = add i64 {p}, {}", u32::from(c) * 128));
+            g.line(&format!("{q} = add i64 {p}, {}", u32::from(c) * 4 * W));
             let ptr = g.t();
             g.line(&format!("{ptr} = inttoptr i64 {q} to <{W} x i32>*"));
             g.line(&format!(
@@ -2501,31 +2521,31 @@ fn special(g: &mut Gen, s: Special) -> (String, u32) {
             (v, 32)
         }
         // The code is specialised for one block shape.
-        Special::Ntid(c) => (sc(32, u64::from(g.shape[c as usize])), 32),
+        Special::Ntid(c) => (sc::<W>(32, u64::from(g.shape[c as usize])), 32),
         Special::Ctaid(c) => (env_i32(g, env::CTAID + c as usize), 32),
         Special::Nctaid(c) => (env_i32(g, env::NCTAID + c as usize), 32),
-        Special::LaneId => (iota(32), 32),
+        Special::LaneId => (iota::<W>(32), 32),
         Special::WarpId => (g.splat("i32", "%warp"), 32),
-        Special::NWarpId => (sc(32, 64), 32),
+        Special::NWarpId => (sc::<W>(32, 64), 32),
         Special::SmId => (env_i32(g, env::SMID), 32),
         Special::NSmId => (env_i32(g, env::NSMID), 32),
-        Special::GridId => (sc(32, 1), 32),
+        Special::GridId => (sc::<W>(32, 1), 32),
         Special::LaneMaskEq
         | Special::LaneMaskLe
         | Special::LaneMaskLt
         | Special::LaneMaskGe
         | Special::LaneMaskGt => {
-            let one = sc(32, 1);
-            let eq = bin(g, "shl", 32, &one, &iota(32));
+            let one = sc::<W>(32, 1);
+            let eq = bin(g, "shl", 32, &one, &iota::<W>(32));
             let lt = bin(g, "sub", 32, &eq, &one);
             let v = match s {
                 Special::LaneMaskEq => eq,
                 Special::LaneMaskLt => lt,
                 Special::LaneMaskLe => bin(g, "or", 32, &lt, &eq),
-                Special::LaneMaskGe => bin(g, "xor", 32, &lt, &sc(32, u64::from(u32::MAX))),
+                Special::LaneMaskGe => bin(g, "xor", 32, &lt, &sc::<W>(32, u64::from(u32::MAX))),
                 _ => {
                     let le = bin(g, "or", 32, &lt, &eq);
-                    bin(g, "xor", 32, &le, &sc(32, u64::from(u32::MAX)))
+                    bin(g, "xor", 32, &le, &sc::<W>(32, u64::from(u32::MAX)))
                 }
             };
             (v, 32)
@@ -2542,11 +2562,11 @@ fn special(g: &mut Gen, s: Special) -> (String, u32) {
         }
         Special::DynamicSmemSize => (env_i32(g, env::DYN_SMEM), 32),
         Special::TotalSmemSize => (env_i32(g, env::TOTAL_SMEM), 32),
-        Special::EnvReg(_) => (sc(32, 0), 32),
+        Special::EnvReg(_) => (sc::<W>(32, 0), 32),
     }
 }
 
-fn compare(g: &mut Gen, cmp: CmpOp, ty: Ty, a: Value, b: Value, ftz: bool) -> String {
+fn compare<const W: u32>(g: &mut Gen<W>, cmp: CmpOp, ty: Ty, a: Value, b: Value, ftz: bool) -> String {
     if ty.is_float() {
         let (x, y, ft) = match ty {
             Ty::F64 => (g.fval(a, Ty::F64), g.fval(b, Ty::F64), "double"),
@@ -2561,11 +2581,11 @@ fn compare(g: &mut Gen, cmp: CmpOp, ty: Ty, a: Value, b: Value, ftz: bool) -> St
             }
             _ => {
                 // f16/bf16 widen exactly to f32.
-                let widen = |g: &mut Gen, v: Value| {
+                let widen = |g: &mut Gen<W>, v: Value| {
                     let h = g.val(v, 16);
                     if ty == Ty::BF16 || ty == Ty::BF16x2 {
                         let w = g.conv(&h, 16, 32, false);
-                        let s = bin(g, "shl", 32, &w, &sc(32, 16));
+                        let s = bin(g, "shl", 32, &w, &sc::<W>(32, 16));
                         let f = g.t();
                         g.line(&format!("{f} = bitcast <{W} x i32> {s} to <{W} x float>"));
                         f
@@ -2639,16 +2659,16 @@ fn compare(g: &mut Gen, cmp: CmpOp, ty: Ty, a: Value, b: Value, ftz: bool) -> St
         CmpOp::Ls => "ule",
         CmpOp::Hi => "ugt",
         CmpOp::Hs => "uge",
-        CmpOp::Num => return sc(1, 1),
+        CmpOp::Num => return sc::<W>(1, 1),
         CmpOp::Nan => return "zeroinitializer".into(),
     };
     icmp(g, p, bits, &x, &y)
 }
 
-fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[Value], exec: &str) {
+fn emit_int<const W: u32>(g: &mut Gen<W>, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[Value], exec: &str) {
     let bits = ty.bits();
     let signed = ty.is_signed();
-    let a = |g: &mut Gen, i: usize, b: u32| g.val(args[i], b);
+    let a = |g: &mut Gen<W>, i: usize, b: u32| g.val(args[i], b);
     let r = match op {
         IntOp::Add => {
             let (x, y) = (a(g, 0, bits), a(g, 1, bits));
@@ -2689,7 +2709,7 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
                         if signed { "ashr" } else { "lshr" },
                         bits * 2,
                         &p,
-                        &sc(bits * 2, u64::from(bits)),
+                        &sc::<W>(bits * 2, u64::from(bits)),
                     );
                     let h = g.conv(&hi, bits * 2, bits, false);
                     if op == IntOp::MadHi {
@@ -2706,8 +2726,8 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
             let zero = icmp(g, "eq", bits, &y, "zeroinitializer");
             let minv = if signed { 1u64 << (bits - 1) } else { 0 };
             let ovf = if signed {
-                let xm = icmp(g, "eq", bits, &x, &sc(bits, minv));
-                let ym = icmp(g, "eq", bits, &y, &sc(bits, u64::MAX));
+                let xm = icmp(g, "eq", bits, &x, &sc::<W>(bits, minv));
+                let ym = icmp(g, "eq", bits, &y, &sc::<W>(bits, u64::MAX));
                 bin(g, "and", 1, &xm, &ym)
             } else {
                 "zeroinitializer".into()
@@ -2717,7 +2737,7 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
             let nexec = not1(g, exec);
             let bad0 = bin(g, "or", 1, &zero, &ovf);
             let bad = bin(g, "or", 1, &bad0, &nexec);
-            let ysafe = sel(g, &bad, bits, &sc(bits, 1), &y);
+            let ysafe = sel(g, &bad, bits, &sc::<W>(bits, 1), &y);
             let q = bin(
                 g,
                 if op == IntOp::Div {
@@ -2736,7 +2756,7 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
                 &ysafe,
             );
             let (on_zero, on_ovf) = if op == IntOp::Div {
-                (sc(bits, u64::MAX), sc(bits, minv))
+                (sc::<W>(bits, u64::MAX), sc::<W>(bits, minv))
             } else {
                 (x.clone(), "zeroinitializer".to_string())
             };
@@ -2780,7 +2800,7 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
         }
         IntOp::Not => {
             let x = a(g, 0, bits);
-            bin(g, "xor", bits, &x, &sc(bits, u64::MAX))
+            bin(g, "xor", bits, &x, &sc::<W>(bits, u64::MAX))
         }
         IntOp::CNot => {
             let x = a(g, 0, bits);
@@ -2791,9 +2811,9 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
             let x = a(g, 0, bits);
             let s32 = a(g, 1, 32);
             let s = g.conv(&s32, 32, bits, false);
-            let big = icmp(g, "uge", 32, &s32, &sc(32, u64::from(bits)));
+            let big = icmp(g, "uge", 32, &s32, &sc::<W>(32, u64::from(bits)));
             let s = if bits < 32 {
-                sel(g, &big, bits, &sc(bits, 0), &s)
+                sel(g, &big, bits, &sc::<W>(bits, 0), &s)
             } else {
                 s
             };
@@ -2807,7 +2827,7 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
                     sel(g, &big, bits, "zeroinitializer", &v)
                 }
                 (_, true) => {
-                    let sc = sel(g, &big, bits, &sc(bits, u64::from(bits - 1)), &s);
+                    let sc = sel(g, &big, bits, &sc::<W>(bits, u64::from(bits - 1)), &s);
                     bin(g, "ashr", bits, &x, &sc)
                 }
             }
@@ -2818,14 +2838,14 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
             if op == IntOp::Popc {
                 g.line(&format!(
                     "{r} = call {} @llvm.ctpop.v{W}i{bits}({} {x})",
-                    vt(bits),
-                    vt(bits)
+                    vt::<W>(bits),
+                    vt::<W>(bits)
                 ));
             } else {
                 g.line(&format!(
                     "{r} = call {} @llvm.ctlz.v{W}i{bits}({} {x}, i1 false)",
-                    vt(bits),
-                    vt(bits)
+                    vt::<W>(bits),
+                    vt::<W>(bits)
                 ));
             }
             let r32 = g.conv(&r, bits, 32, false);
@@ -2837,16 +2857,16 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
             let r = g.t();
             g.line(&format!(
                 "{r} = call {} @llvm.bitreverse.v{W}i{bits}({} {x})",
-                vt(bits),
-                vt(bits)
+                vt::<W>(bits),
+                vt::<W>(bits)
             ));
             r
         }
         IntOp::Lop3(lut) if bits == 32 => {
             let (x, y, z) = (a(g, 0, 32), a(g, 1, 32), a(g, 2, 32));
-            let nx = bin(g, "xor", 32, &x, &sc(32, u64::from(u32::MAX)));
-            let ny = bin(g, "xor", 32, &y, &sc(32, u64::from(u32::MAX)));
-            let nz = bin(g, "xor", 32, &z, &sc(32, u64::from(u32::MAX)));
+            let nx = bin(g, "xor", 32, &x, &sc::<W>(32, u64::from(u32::MAX)));
+            let ny = bin(g, "xor", 32, &y, &sc::<W>(32, u64::from(u32::MAX)));
+            let nz = bin(g, "xor", 32, &z, &sc::<W>(32, u64::from(u32::MAX)));
             let mut acc = "zeroinitializer".to_string();
             for i in 0..8u8 {
                 if lut & (1 << i) == 0 {
@@ -2864,16 +2884,16 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
         IntOp::Shf { left, clamp } => {
             let (lo, hi, n) = (a(g, 0, 32), a(g, 1, 32), a(g, 2, 32));
             let n = if clamp {
-                let big = icmp(g, "ugt", 32, &n, &sc(32, 32));
-                sel(g, &big, 32, &sc(32, 32), &n)
+                let big = icmp(g, "ugt", 32, &n, &sc::<W>(32, 32));
+                sel(g, &big, 32, &sc::<W>(32, 32), &n)
             } else {
-                bin(g, "and", 32, &n, &sc(32, 31))
+                bin(g, "and", 32, &n, &sc::<W>(32, 31))
             };
             let r = g.t();
             let f = if left { "fshl" } else { "fshr" };
             g.line(&format!("{r} = call <{W} x i32> @llvm.{f}.v{W}i32(<{W} x i32> {hi}, <{W} x i32> {lo}, <{W} x i32> {n})"));
             if clamp {
-                let is32 = icmp(g, "eq", 32, &n, &sc(32, 32));
+                let is32 = icmp(g, "eq", 32, &n, &sc::<W>(32, 32));
                 sel(g, &is32, 32, if left { &lo } else { &hi }, &r)
             } else {
                 r
@@ -2888,8 +2908,8 @@ fn emit_int(g: &mut Gen, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[V
 }
 
 #[allow(clippy::too_many_arguments)]
-fn emit_cvt(
-    g: &mut Gen,
+fn emit_cvt<const W: u32>(
+    g: &mut Gen<W>,
     kind: &InstKind,
     dst_ty: Ty,
     src_ty: Ty,
@@ -2935,7 +2955,7 @@ fn emit_cvt(
         let r = g.t();
         g.line(&format!(
             "{r} = call {} @llvm.{conv}.sat.v{W}i{db}.{sfx}({ft} {rr})",
-            vt(db)
+            vt::<W>(db)
         ));
         let nan_val = if src_ty == Ty::F64 || db == 64 {
             1u64 << (db - 1)
@@ -2945,7 +2965,7 @@ fn emit_cvt(
         let r = if nan_val != 0 {
             let isn = g.t();
             g.line(&format!("{isn} = fcmp uno {ft} {f}, {f}"));
-            sel(g, &isn, db, &sc(db, nan_val), &r)
+            sel(g, &isn, db, &sc::<W>(db, nan_val), &r)
         } else {
             r
         };
@@ -2967,7 +2987,7 @@ fn emit_cvt(
         let f = g.t();
         g.line(&format!(
             "{f} = {op} {} {x} to <{W} x {}>",
-            vt(sb),
+            vt::<W>(sb),
             fty_of(dst_ty)
         ));
         g.fset(dst, &f, dst_ty, exec);
@@ -3060,9 +3080,9 @@ fn atomic_rmw(op: AtomOp, ty: Ty) -> Option<Rmw> {
 /// 64-bit lanes out of vector registers one by one and addressing memory
 /// through them runs several times slower on Zen 4 (3.8 against 0.5 ns
 /// per bin in a C model of the histogram's loop).
-fn private_atomic(g: &mut Gen, rmw: Rmw, bits: u32, args: [String; 3], exec: &str) -> String {
+fn private_atomic<const W: u32>(g: &mut Gen<W>, rmw: Rmw, bits: u32, args: [String; 3], exec: &str) -> String {
     let eb = g.bits_of_mask(exec);
-    let full = g.def(&format!("icmp eq i32 {eb}, -1"));
+    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
     let (lu, ll, lj) = (
         g.label("atom_all"),
         g.label("atom_some"),
@@ -3127,7 +3147,7 @@ fn private_atomic(g: &mut Gen, rmw: Rmw, bits: u32, args: [String; 3], exec: &st
     ))
 }
 
-fn inline_atomic(g: &mut Gen, rmw: Rmw, bits: u32, xs: &[String], private: bool) -> String {
+fn inline_atomic<const W: u32>(g: &mut Gen<W>, rmw: Rmw, bits: u32, xs: &[String], private: bool) -> String {
     let it = format!("i{bits}");
     let ft = fty_of(if bits == 64 { Ty::F64 } else { Ty::F32 });
     let p = g.def(&format!("inttoptr i64 {} to {it}*", xs[0]));
@@ -3188,7 +3208,7 @@ fn inline_atomic(g: &mut Gen, rmw: Rmw, bits: u32, xs: &[String], private: bool)
     }
 }
 
-fn narrow_i64(g: &mut Gen, x: &str, bits: u32) -> String {
+fn narrow_i64<const W: u32>(g: &mut Gen<W>, x: &str, bits: u32) -> String {
     if bits == 64 {
         return x.to_string();
     }
@@ -3230,16 +3250,16 @@ fn shfl_lanes(mode: ShflMode, b: u32, c: u32) -> ([u32; 32], [bool; 32]) {
     (j, ok)
 }
 
-fn permute_lanes(g: &mut Gen, v: &str, j: &str) -> String {
-    let (lo, hi) = (lanes_mask(0..16), lanes_mask(16..32));
-    let half = |g: &mut Gen, x: &str, idx: &str| {
+fn permute_lanes<const W: u32>(g: &mut Gen<W>, v: &str, j: &str) -> String {
+    let (lo, hi) = (lanes_mask::<W>(0..16), lanes_mask::<W>(16..32));
+    let half = |g: &mut Gen<W>, x: &str, idx: &str| {
         g.def(&format!(
             "shufflevector <{W} x i32> {x}, <{W} x i32> undef, <16 x i32> {idx}"
         ))
     };
     let (vl, vh) = (half(g, v, &lo), half(g, v, &hi));
     let t = "<16 x i32>";
-    let permute = |g: &mut Gen, idx: &str| {
+    let permute = |g: &mut Gen<W>, idx: &str| {
         g.def(&format!(
             "call {t} @llvm.x86.avx512.vpermi2var.d.512({t} {vl}, {t} {idx}, {t} {vh})"
         ))
@@ -3248,7 +3268,7 @@ fn permute_lanes(g: &mut Gen, v: &str, j: &str) -> String {
     let (rl, rh) = (permute(g, &jl), permute(g, &jh));
     g.def(&format!(
         "shufflevector {t} {rl}, {t} {rh}, <{W} x i32> {}",
-        lanes_mask(0..32)
+        lanes_mask::<W>(0..32)
     ))
 }
 
@@ -3256,12 +3276,12 @@ fn permute_lanes(g: &mut Gen, v: &str, j: &str) -> String {
 /// each quarter of the result permutes all four quarters of `v` by the low
 /// three bits of its indices and picks by the high two (LLVM would
 /// otherwise gather, which it does one lane at a time on many CPUs).
-fn permute_lanes_avx2(g: &mut Gen, v: &str, j: &str) -> String {
+fn permute_lanes_avx2<const W: u32>(g: &mut Gen<W>, v: &str, j: &str) -> String {
     let t = "<8 x i32>";
-    let quarter = |g: &mut Gen, x: &str, q: u32| {
+    let quarter = |g: &mut Gen<W>, x: &str, q: u32| {
         g.def(&format!(
             "shufflevector <{W} x i32> {x}, <{W} x i32> undef, {t} {}",
-            lanes_mask(8 * q..8 * q + 8)
+            lanes_mask::<W>(8 * q..8 * q + 8)
         ))
     };
     let src: Vec<String> = (0..4).map(|q| quarter(g, v, q)).collect();
@@ -3294,23 +3314,23 @@ fn permute_lanes_avx2(g: &mut Gen, v: &str, j: &str) -> String {
         "shufflevector {t} {}, {t} {}, <16 x i32> {}",
         out[0],
         out[1],
-        lanes_mask(0..16)
+        lanes_mask::<W>(0..16)
     ));
     let hi = g.def(&format!(
         "shufflevector {t} {}, {t} {}, <16 x i32> {}",
         out[2],
         out[3],
-        lanes_mask(0..16)
+        lanes_mask::<W>(0..16)
     ));
     g.def(&format!(
         "shufflevector <16 x i32> {lo}, <16 x i32> {hi}, <{W} x i32> {}",
-        lanes_mask(0..32)
+        lanes_mask::<W>(0..32)
     ))
 }
 
 /// Lane `j[l]` of `v` for each lane `l`, through a stack buffer (CPUs
 /// without AVX-512).
-fn gather_lanes(g: &mut Gen, v: &str, j: &str) -> String {
+fn gather_lanes<const W: u32>(g: &mut Gen<W>, v: &str, j: &str) -> String {
     let bp = g.t();
     g.line(&format!(
         "{bp} = bitcast [{W} x i32]* %shfl_buf to <{W} x i32>*"
@@ -3327,6 +3347,6 @@ fn gather_lanes(g: &mut Gen, v: &str, j: &str) -> String {
         "{ptrs} = getelementptr i32, i32* {base}, <{W} x i32> {j}"
     ));
     let got = g.t();
-    g.line(&format!("{got} = call <{W} x i32> @llvm.masked.gather.v{W}i32.v{W}p0i32(<{W} x i32*> {ptrs}, i32 4, <{W} x i1> {}, <{W} x i32> undef)", sc(1, 1)));
+    g.line(&format!("{got} = call <{W} x i32> @llvm.masked.gather.v{W}i32.v{W}p0i32(<{W} x i32*> {ptrs}, i32 4, <{W} x i1> {}, <{W} x i32> undef)", sc::<W>(1, 1)));
     got
 }
