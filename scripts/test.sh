@@ -55,6 +55,17 @@ if [ $# -eq 0 ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
         --test corpus --test random_kernels --test lane_forms --test barriers --test semantics
 fi
 
+# Narrower warps (8 and 16 lanes) wherever a kernel allows them: the
+# differential tests again, at each width.
+if [ $# -eq 0 ]; then
+    for lanes in 8 16; do
+        echo "== compiled backend with warps of $lanes lanes (WARPFOLD_WARP_WIDTH=$lanes)"
+        WARPFOLD_WARP_WIDTH=$lanes cargo test --release -p warpfold \
+            --test corpus --test random_kernels --test lane_forms --test barriers \
+            --test semantics --test packing --test named_barriers
+    done
+fi
+
 # And for machines without AVX (SSE4.2, x86-64-v2), where half-precision
 # widening is a call into the runtime: the semantics tests (fast).
 if [ $# -eq 0 ]; then

@@ -224,6 +224,11 @@ fn run(a: RunArgs) -> Res<()> {
         };
     let from_disk = used == Backend::Cpu
         && matches!(&*kernel.compiled_for(block, grid), Ok(k) if k.cache == warpfold::CacheUse::Loaded);
+    // Narrower warps than the GPU's are worth saying (see `Device::with_warp_width`).
+    let warp_lanes = match (used, &*kernel.compiled_for(block, grid)) {
+        (Backend::Cpu, Ok(k)) => Some(k.warp_lanes()),
+        _ => None,
+    };
     if let Some(why) = why {
         eprintln!("warning: kernel `{}` runs on the interpreter: the cpu backend does not support {why} yet", kernel.name());
     }
@@ -281,7 +286,7 @@ fn run(a: RunArgs) -> Res<()> {
     }
     let backend_name = used.name();
     println!(
-        "{}: grid ({},{},{}) x block ({},{},{}) on {backend_name}: {} launch{}, median {median:.3} ms, min {min:.3} ms (load and compile {compile_ms:.1} ms{})",
+        "{}: grid ({},{},{}) x block ({},{},{}) on {backend_name}: {} launch{}, median {median:.3} ms, min {min:.3} ms (load and compile {compile_ms:.1} ms{}{})",
         kernel.name(),
         grid[0],
         grid[1],
@@ -291,6 +296,10 @@ fn run(a: RunArgs) -> Res<()> {
         block[2],
         times.len(),
         if times.len() == 1 { "" } else { "es" },
+        match warp_lanes {
+            Some(w) if w != 32 => format!(", warps of {w} lanes"),
+            _ => String::new(),
+        },
         if from_disk {
             ", machine code from the disk cache"
         } else {
@@ -361,6 +370,7 @@ fn run(a: RunArgs) -> Res<()> {
             "median_ms": median,
             "min_ms": min,
             "compile_ms": compile_ms,
+            "warp_lanes": warp_lanes,
             "interp_ms": compare_ms,
             "outputs": outputs.iter().map(|(i, p, _)| serde_json::json!({"arg": i, "path": p.display().to_string()})).collect::<Vec<_>>(),
         });

@@ -1,5 +1,5 @@
 //! LLVM IR (text) for a prepared kernel: one function that runs one warp
-//! of 32 lanes as SIMD vectors, from its saved state until every lane has
+//! of W lanes (32, or 8/16: see `width`) as SIMD vectors, from its saved state until every lane has
 //! exited or waits at a barrier.
 //!
 //! Control flow follows the interpreter's rule so both backends schedule
@@ -16,7 +16,6 @@ use std::fmt::Write;
 use warpfold_ir::shared::SharedLayout;
 use warpfold_ir::*;
 
-// W_REMOVED
 /// Where in a scalar register's state slot the lane of its jump is kept
 /// (see `lanes`; slots are at least 128 bytes).
 const JUMP_AT: usize = 64;
@@ -185,7 +184,7 @@ pub(crate) struct Gen<'a, const W: u32> {
 const STRIDE_SLOTS: usize = 16;
 
 /// Per block id of `p`: whether the block lies on a cycle.
-fn blocks_in_loops(p: &Prepared) -> Vec<bool> {
+pub(crate) fn blocks_in_loops(p: &Prepared) -> Vec<bool> {
     let n = p.order.len();
     let succs: Vec<Vec<usize>> = p
         .order
@@ -3204,19 +3203,28 @@ mod tests {
                                     "declare i32 @wf_region{b}(i8*, i64*, i32, i32, i32)\n"
                                 ));
                             }
-                            ir.push_str(&cta_fn::<W>(release, true, &regions, fresh, unrolled, 4096));
-                            ir.push_str("attributes #0 = { nounwind }\n");
-                            let context = Context::create();
-                            let buf =
-                                MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t");
-                            let what = format!(
-                                "release {release}, regions {regions:?}, unrolled {unrolled:?}, fresh {fresh:?}"
-                            );
-                            let module = context
-                                .create_module_from_ir(buf)
-                                .unwrap_or_else(|e| panic!("{what}: {e}"));
-                            if let Err(e) = module.verify() {
-                                panic!("{what}: {}", e.to_string_lossy());
+                            // Every warp width, with and without mask
+                            // registers (the live mask's two forms).
+                            for (lanes, avx512) in [8, 16, 32].into_iter().flat_map(|l| [(l, true), (l, false)]) {
+                                let mut ir = ir.clone();
+                                ir.push_str(&match lanes {
+                                    8 => cta_fn::<8>(release, avx512, &regions, fresh, unrolled, 4096),
+                                    16 => cta_fn::<16>(release, avx512, &regions, fresh, unrolled, 4096),
+                                    _ => cta_fn::<32>(release, avx512, &regions, fresh, unrolled, 4096),
+                                });
+                                ir.push_str("attributes #0 = { nounwind }\n");
+                                let context = Context::create();
+                                let buf =
+                                    MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t");
+                                let what = format!(
+                                    "{lanes} lanes, avx512 {avx512}, release {release}, regions {regions:?}, unrolled {unrolled:?}, fresh {fresh:?}"
+                                );
+                                let module = context
+                                    .create_module_from_ir(buf)
+                                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                                if let Err(e) = module.verify() {
+                                    panic!("{what}: {}", e.to_string_lossy());
+                                }
                             }
                         }
                     }

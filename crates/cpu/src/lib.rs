@@ -1,5 +1,6 @@
 //! The compiled CPU backend. A kernel is compiled once per block shape
-//! (LLVM JIT for this CPU) into a function that runs one warp as 32-lane SIMD vectors; CTAs run
+//! (LLVM JIT for this CPU) into a function that runs one warp as 32-lane SIMD vectors (8 or 16
+//! lanes where the kernel cannot tell, see `width`); CTAs run
 //! on a pool of OS threads, each CTA on one worker with its warps taking
 //! turns between barriers.
 //!
@@ -130,6 +131,7 @@ pub fn compile(
     shape: Shape,
     grid_fits: bool,
     disk: Option<&std::path::Path>,
+    warp_width: Option<u32>,
 ) -> Result<CompiledKernel, Unsupported> {
     // No code for shapes no launch can have (the launch reports them).
     let threads = shape.iter().try_fold(1u32, |a, &d| a.checked_mul(d));
@@ -138,11 +140,11 @@ pub fn compile(
     }
     if let Some(p) = pack::per_warp(shape).filter(|_| packing_enabled()) {
         // A kernel that does not qualify compiles unpacked.
-        if let Ok(k) = compile_as(m, kernel, shape, grid_fits, Some(p), disk) {
+        if let Ok(k) = compile_as(m, kernel, shape, grid_fits, Some(p), disk, None) {
             return Ok(k);
         }
     }
-    compile_as(m, kernel, shape, grid_fits, None, disk)
+    compile_as(m, kernel, shape, grid_fits, None, disk, warp_width)
 }
 
 /// `WARPFOLD_STREAMING_STORES=on|off` forces non-temporal stores on or
@@ -204,6 +206,7 @@ fn compile_as(
     grid_fits: bool,
     pack: Option<u32>,
     disk: Option<&std::path::Path>,
+    warp_width: Option<u32>,
 ) -> Result<CompiledKernel, Unsupported> {
     let t0 = Instant::now();
     let f = m
@@ -220,10 +223,22 @@ fn compile_as(
     // Blocks every live lane runs together keep their warp collectives
     // inline; finding them needs the kernel split everywhere first.
     let split = prepare::prepare(m, kernel, packed, &|_| true)?;
-    let threads: u32 = code_shape.iter().product();
-    let warp = width::choose(&split, threads, width::requested(), packed.is_some());
     let liveness = uniform::liveness(&split);
-    let convergent = lanes::lane_forms(m, &split, code_shape, grid_fits, warp, &liveness).convergent;
+    let forms = lanes::lane_forms(m, &split, code_shape, grid_fits, 32, &liveness);
+    let convergent = &forms.convergent;
+    let (cpu, features) = jit::host();
+    let threads: u32 = code_shape.iter().product();
+    let warp = width::choose(
+        &width::Kernel {
+            p: &split,
+            forms: &forms.forms,
+            liveness: &liveness,
+            features,
+        },
+        threads,
+        warp_width,
+        packed.is_some(),
+    );
     if packed.is_some() {
         // The real CTAs of a warp must never wait for each other.
         for b in &split.order {
@@ -243,7 +258,6 @@ fn compile_as(
     let p = prepare::prepare(m, kernel, packed, &|b| {
         !convergent.get(b.0 as usize).copied().unwrap_or(false)
     })?;
-    let (cpu, features) = jit::host();
     let e = match warp {
         8 => emit::emit::<8>(m, &p, &layout, code_shape, grid_fits, cpu, features),
         16 => emit::emit::<16>(m, &p, &layout, code_shape, grid_fits, cpu, features),
@@ -906,6 +920,7 @@ pub struct Cache {
         std::collections::HashMap<(FuncId, Shape, bool), Arc<Result<CompiledKernel, Unsupported>>>,
     >,
     disk: Option<std::path::PathBuf>,
+    warp_width: Option<u32>,
 }
 
 impl Default for Cache {
@@ -927,7 +942,17 @@ impl Cache {
         Cache {
             map: Mutex::default(),
             disk,
+            warp_width: None,
         }
+    }
+
+    /// Lanes per warp of the code this cache compiles: 8, 16 or 32 where
+    /// a kernel allows (see [`CompiledKernel::warp_lanes`]); `None` (the
+    /// default) leaves it to `WARPFOLD_WARP_WIDTH`, else to the CPU and
+    /// the kernel.
+    pub fn with_warp_width(mut self, lanes: Option<u32>) -> Self {
+        self.warp_width = lanes;
+        self
     }
 
     /// The code for blocks of `shape` and launches that `grid_fits` (or
@@ -943,7 +968,14 @@ impl Cache {
         if let Some(c) = self.map.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
             return c.clone();
         }
-        let c = Arc::new(compile(m, kernel, shape, grid_fits, self.disk.as_deref()));
+        let c = Arc::new(compile(
+            m,
+            kernel,
+            shape,
+            grid_fits,
+            self.disk.as_deref(),
+            self.warp_width,
+        ));
         self.map
             .lock()
             .unwrap_or_else(|p| p.into_inner())

@@ -1256,7 +1256,9 @@ fn store<const W: u32>(g: &mut Gen<W>, addr: &Address, space: Space, ty: Ty, src
         match &how {
             How::LastLane => store_last_lane(g, &hi, bits, &v, exec),
             How::Contig => {
-                let streaming = space == Space::Global && bits >= 32;
+                // Whole lines only: a warp that fills part of a line
+                // would leave it to cached stores of the next warp.
+                let streaming = space == Space::Global && bits >= 32 && W * bits / 8 >= 64;
                 store_contig(g, &hi, bits, &v, exec, streaming)
             }
             How::Reversed => {

@@ -98,6 +98,7 @@ pub struct Device {
     opts: ExecOptions,
     backend: Backend,
     disk_cache: Option<std::path::PathBuf>,
+    warp_width: Option<u32>,
 }
 
 impl Default for Device {
@@ -113,6 +114,7 @@ impl Device {
             opts: ExecOptions::default(),
             backend: Backend::Cpu,
             disk_cache: warpfold_cpu::default_disk_cache(),
+            warp_width: None,
         }
     }
 
@@ -158,6 +160,18 @@ impl Device {
         self
     }
 
+    /// Lanes per warp in compiled code: `Some(8 | 16 | 32)` asks for that
+    /// width wherever a kernel allows it (kernels that observe their warp,
+    /// through shuffles, votes, lane ids, volatile memory, ordered atomics
+    /// or printf, keep the GPU's 32; see `Kernel::compiled`'s
+    /// `warp_lanes`). `None` (the default): `WARPFOLD_WARP_WIDTH`, else a
+    /// choice per kernel and CPU (narrower warps for register-hungry loops
+    /// on CPUs without AVX-512).
+    pub fn with_warp_width(mut self, lanes: Option<u32>) -> Self {
+        self.warp_width = lanes;
+        self
+    }
+
     /// Run launches on `backend`.
     pub fn with_backend(mut self, backend: Backend) -> Self {
         self.backend = backend;
@@ -185,7 +199,9 @@ impl Device {
             ir,
             instance,
             device: self.clone(),
-            compiled: Arc::new(warpfold_cpu::Cache::new(self.disk_cache.clone())),
+            compiled: Arc::new(
+                warpfold_cpu::Cache::new(self.disk_cache.clone()).with_warp_width(self.warp_width),
+            ),
         })
     }
 
