@@ -60,6 +60,8 @@ pub struct Row {
     pub warpfold: Run,
     pub backend: String,
     pub jit_ms: f64,
+    /// Lanes per warp of warpfold's compiled code (`None`: interpreter).
+    pub warp_lanes: Option<u32>,
     pub pocl: Run,
     pub openmp: Run,
     pub bytes: u64,
@@ -104,7 +106,9 @@ fn launch_dims(d: &Def) -> ([u32; 3], [u32; 3]) {
     }
 }
 
-fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64) {
+/// warpfold's run of one benchmark: the result, the backend that ran it,
+/// the JIT milliseconds and the compiled code's lanes per warp.
+fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64, Option<u32>) {
     let fail = |e: String| {
         (
             Run {
@@ -113,6 +117,7 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
             },
             String::new(),
             0.0,
+            None,
         )
     };
     let src = match std::fs::read_to_string(dir.join("kernel.cu")) {
@@ -143,6 +148,10 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
         .filter(|_| backend == Backend::Interp)
         .map(|w| format!("ran on the interpreter: {w}"));
     let jit_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let warp_lanes = match (backend, &*kernel.compiled_for(block, grid)) {
+        (Backend::Cpu, Ok(k)) => Some(k.warp_lanes()),
+        _ => None,
+    };
     let mut buffers = Vec::new();
     let mut scalars: Vec<Option<Arg>> = Vec::new();
     for spec in &d.args {
@@ -226,6 +235,7 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
         },
         backend.name().to_string(),
         jit_ms,
+        warp_lanes,
     )
 }
 
@@ -329,7 +339,7 @@ pub fn run(opts: &Options) -> Result<Report, String> {
             None => dir.clone(),
         };
         bar.set_message(format!("{name}: warpfold"));
-        let (wf, backend, jit_ms) = run_warpfold(&name, dir, &d, opts.reps);
+        let (wf, backend, jit_ms, warp_lanes) = run_warpfold(&name, dir, &d, opts.reps);
         bar.inc(1);
         bar.set_message(format!("{name}: POCL"));
         let pocl = if pocl_ok {
@@ -410,6 +420,7 @@ pub fn run(opts: &Options) -> Result<Report, String> {
             warpfold: wf,
             backend,
             jit_ms,
+            warp_lanes,
             pocl,
             openmp,
             bytes: d.bytes,
@@ -504,7 +515,7 @@ pub fn table(r: &Report) -> String {
             std::fmt::Write::write_fmt(
                 &mut out,
                 format_args!(
-                "{:<11} {:>8} ms {:>8} {:>9} {:>6}% {:>7} ms {:>7} ms {:>7}x {:>7}x {:>7}  {}{}\n",
+                "{:<11} {:>8} ms {:>8} {:>9} {:>6}% {:>7} ms {:>7} ms {:>7}x {:>7}x {:>7}  {}{}{}\n",
                 row.name,
                 f(ms, 3),
                 f(gbs, 1),
@@ -516,7 +527,11 @@ pub fn table(r: &Report) -> String {
                 f(ratio(row.openmp.median_ms), 2),
                 f(Some(row.jit_ms), 0),
                 row.checked,
-                if row.backend == "interp" { " (ran on the interpreter)" } else { "" }
+                if row.backend == "interp" { " (ran on the interpreter)" } else { "" },
+                match row.warp_lanes {
+                    Some(w) if w != 32 => format!(" ({w}-lane warps)"),
+                    _ => String::new(),
+                }
             ),
             );
         for (who, run) in [

@@ -101,6 +101,11 @@ struct RunArgs {
     /// Worker threads (default: all cores).
     #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Lanes per warp in compiled code where the kernel allows (kernels
+    /// that use shuffles, votes, lane ids, volatile memory, ordered
+    /// atomics or printf keep 32); default: chosen per kernel and CPU.
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["8", "16", "32"]))]
+    warp_width: Option<String>,
 }
 
 #[derive(Args)]
@@ -211,7 +216,8 @@ fn run(a: RunArgs) -> Res<()> {
     let dev = Device::new()
         .with_threads(a.threads)
         .with_timeout(timeout)
-        .with_backend(backend);
+        .with_backend(backend)
+        .with_warp_width(a.warp_width.as_deref().and_then(|w| w.parse().ok()));
     let (module, compile_ms) = load(&dev, &a.source)?;
     let kernel = module.kernel(&a.kernel).map_err(|e| e.to_string())?;
     let t_jit = Instant::now();

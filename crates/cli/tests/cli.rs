@@ -421,6 +421,38 @@ fn compare_runs_both_backends_and_checks_outputs() {
     assert!(j["interp_ms"].as_f64().is_some());
 }
 
+#[test]
+fn warp_width_asks_for_narrow_warps_and_says_so() {
+    for (lanes, says) in [("8", true), ("16", true), ("32", false)] {
+        let out = tmpdir(&format!("width{lanes}"));
+        let o = bin()
+            .current_dir(saxpy_dir())
+            .arg("run")
+            .arg(saxpy())
+            .args([
+                "--kernel", "saxpy", "--grid", "4", "--block", "128", "--arg", "i32=3000",
+                "--arg", "f32=1.5", "--arg", "@inputs/x.npy", "--arg", "@inputs/y.npy",
+                "--compare", "--json", "--warp-width", lanes, "--out",
+            ])
+            .arg(&out)
+            .output()
+            .unwrap();
+        let t = text(&o);
+        assert!(o.status.success(), "{t}");
+        assert!(t.contains("outputs identical"), "{t}");
+        assert_eq!(t.contains(&format!("warps of {lanes} lanes")), says, "{t}");
+        let last = String::from_utf8_lossy(&o.stdout).lines().last().unwrap().to_string();
+        let j: serde_json::Value = serde_json::from_str(&last).unwrap();
+        assert_eq!(j["warp_lanes"].to_string(), lanes, "{t}");
+    }
+    fails_cleanly(
+        bin().arg("run").arg(saxpy()).args([
+            "--kernel", "saxpy", "--grid", "1", "--block", "32", "--warp-width", "12",
+        ]),
+        "12",
+    );
+}
+
 /// The benchmark harness end to end on a small suite: one benchmark and
 /// one that reuses its sources with another block size (`source`), both
 /// checked against the OpenMP version (needs gcc and NVRTC, as the suite).
