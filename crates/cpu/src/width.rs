@@ -56,16 +56,33 @@ pub struct Kernel<'a> {
 /// When no width fits, the narrowest with enough chains. Kernels with
 /// barriers keep 32: each warp costs a call and a state save per barrier
 /// round, and twice the warps cost more than the spills save (a tree
-/// reduction: 8 -> 50 ms at 16 lanes on AVX2).
+/// reduction: 8 -> 50 ms at 16 lanes on AVX2). So do barrier-free kernels
+/// that use shared memory: without barriers only a warp's own lanes can
+/// share it, which old warp-synchronous code does without `volatile` (a
+/// race the interpreter's lock step happens to order).
 pub fn automatic(k: &Kernel) -> u32 {
     let barriers = k.p.barriers().next().is_some();
-    pick(loop_pressure(k), barriers, k.features)
+    pick(loop_pressure(k), barriers || uses_shared(k.p), k.features)
+}
+
+/// Whether `p` accesses shared memory, directly or through a generic
+/// address made from a shared one.
+fn uses_shared(p: &Prepared) -> bool {
+    p.func.blocks.values().flat_map(|b| &b.insts).any(|i| {
+        matches!(
+            i.kind,
+            InstKind::Ld { space: Space::Shared, .. }
+                | InstKind::St { space: Space::Shared, .. }
+                | InstKind::Atom { space: Space::Shared, .. }
+                | InstKind::Cvta { space: Space::Shared, .. }
+        )
+    })
 }
 
 /// `automatic`'s choice for loops with `pressure`, on a CPU with
-/// `features`.
-fn pick(pressure: Pressure, barriers: bool, features: &str) -> u32 {
-    if barriers {
+/// `features`; `shares` says the kernel has barriers or shared memory.
+fn pick(pressure: Pressure, shares: bool, features: &str) -> u32 {
+    if shares {
         return 32;
     }
     let Pressure { live, carried } = pressure;
