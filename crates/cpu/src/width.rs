@@ -18,9 +18,9 @@ pub const WIDTHS: [u32; 3] = [8, 16, 32];
 
 /// The width a kernel is compiled with for blocks of `threads` threads:
 /// `asked` (a caller's choice), else the one `WARPFOLD_WARP_WIDTH` asks
-/// for, else `automatic`'s, widened so a
-/// CTA has at most 32 warps (the driver's tables); 32 when the kernel
-/// observes its warp (see `needs_full_warps`) or runs packed CTAs.
+/// for, else `automatic`'s, widened so a CTA has at most 32 warps (the
+/// driver's tables); 32 when the kernel observes its warp (see
+/// `needs_full_warps`) or runs packed CTAs.
 pub fn choose(k: &Kernel, threads: u32, asked: Option<u32>, packed: bool) -> u32 {
     if packed {
         return 32;
@@ -51,8 +51,9 @@ pub struct Kernel<'a> {
 /// for temporaries), among the widths that keep at least 8 vector
 /// registers of loop-carried values (independent chains to cover the
 /// latency of the floating-point units): 8 FMA chains fit at 8 lanes on
-/// AVX2 and run 3x faster than spilled at 32 lanes, while a Mandelbrot
-/// iteration (three carried values) needs 32 lanes to overlap its chains.
+/// AVX2 and run 3x faster than spilled at 32 lanes, while a loop carrying
+/// three values (an escape-time iteration's x, y and count) needs 32
+/// lanes to overlap its chains.
 /// When no width fits, the narrowest with enough chains. Kernels with
 /// barriers keep 32: each warp costs a call and a state save per barrier
 /// round, and twice the warps cost more than the spills save (a tree
