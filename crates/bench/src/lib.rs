@@ -148,10 +148,7 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
         .filter(|_| backend == Backend::Interp)
         .map(|w| format!("ran on the interpreter: {w}"));
     let jit_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let warp_lanes = match (backend, &*kernel.compiled_for(block, grid)) {
-        (Backend::Cpu, Ok(k)) => Some(k.warp_lanes()),
-        _ => None,
-    };
+    let warp_lanes = kernel.warp_lanes_for(block, grid);
     let mut buffers = Vec::new();
     let mut scalars: Vec<Option<Arg>> = Vec::new();
     for spec in &d.args {

@@ -231,10 +231,7 @@ fn run(a: RunArgs) -> Res<()> {
     let from_disk = used == Backend::Cpu
         && matches!(&*kernel.compiled_for(block, grid), Ok(k) if k.cache == warpfold::CacheUse::Loaded);
     // Narrower warps than the GPU's are worth saying (see `Device::with_warp_width`).
-    let warp_lanes = match (used, &*kernel.compiled_for(block, grid)) {
-        (Backend::Cpu, Ok(k)) => Some(k.warp_lanes()),
-        _ => None,
-    };
+    let warp_lanes = kernel.warp_lanes_for(block, grid);
     if let Some(why) = why {
         eprintln!("warning: kernel `{}` runs on the interpreter: the cpu backend does not support {why} yet", kernel.name());
     }

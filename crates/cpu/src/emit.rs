@@ -278,6 +278,26 @@ pub(crate) fn mask_ty<const W: u32>() -> String {
     format!("<{W} x i1>")
 }
 
+/// The instruction(s) setting `bits`, an i32, to lane mask `m`'s bits
+/// (zeros above lane W-1).
+pub(crate) fn bits_of_mask_ir<const W: u32>(bits: &str, m: &str) -> String {
+    if W == 32 {
+        format!("{bits} = bitcast <{W} x i1> {m} to i32")
+    } else {
+        format!("{bits}.w = bitcast <{W} x i1> {m} to i{W}\n  {bits} = zext i{W} {bits}.w to i32")
+    }
+}
+
+/// The instruction(s) setting lane mask `m` from the i32 lane mask `bits`
+/// in one move, as CPUs with mask registers do.
+pub(crate) fn mask_of_bits_ir<const W: u32>(m: &str, bits: &str) -> String {
+    if W == 32 {
+        format!("{m} = bitcast i32 {bits} to <{W} x i1>")
+    } else {
+        format!("{m}.w = trunc i32 {bits} to i{W}\n  {m} = bitcast i{W} {m}.w to <{W} x i1>")
+    }
+}
+
 /// The i32 lane mask with every lane of a warp set. Lane masks kept as
 /// integers have one bit per lane and zeros above lane W-1, so the
 /// driver's masks mean the same at every warp width.
@@ -773,12 +793,7 @@ impl<'a, const W: u32> Gen<'a, W> {
 
     pub(crate) fn bits_of_mask(&mut self, m: &str) -> String {
         let b = self.t();
-        if W == 32 {
-            self.line(&format!("{b} = bitcast <{W} x i1> {m} to i32"));
-        } else {
-            let n = self.def(&format!("bitcast <{W} x i1> {m} to i{W}"));
-            self.line(&format!("{b} = zext i{W} {n} to i32"));
-        }
+        self.line(&bits_of_mask_ir::<W>(&b, m));
         b
     }
 
@@ -786,12 +801,7 @@ impl<'a, const W: u32> Gen<'a, W> {
         let m = self.t();
         if self.avx512 {
             // One move into a mask register.
-            if W == 32 {
-                self.line(&format!("{m} = bitcast i32 {b} to <{W} x i1>"));
-            } else {
-                let n = self.def(&format!("trunc i32 {b} to i{W}"));
-                self.line(&format!("{m} = bitcast i{W} {n} to <{W} x i1>"));
-            }
+            self.line(&mask_of_bits_ir::<W>(&m, b));
         } else {
             // Without mask registers LLVM 14 extracts and inserts the 32
             // bits one by one; a broadcast, an and with each lane's bit
@@ -2699,13 +2709,8 @@ back2:
                 coll = state::WAIT_COLL,
                 pick = state::PICK_MAX,
                 done = sc::<W>(32, u64::from(DONE)),
-                clm = if avx512 && W == 32 {
-                    format!("  %clm = bitcast i32 %clv to <{W} x i1>")
-                } else if avx512 {
-                    format!(
-                        "  %clvn = trunc i32 %clv to i{W}
-  %clm = bitcast i{W} %clvn to <{W} x i1>"
-                    )
+                clm = if avx512 {
+                    format!("  {}", mask_of_bits_ir::<W>("%clm", "%clv"))
                 } else {
                     format!(
                         "  %clvi = insertelement <{W} x i32> undef, i32 %clv, i32 0

@@ -70,7 +70,7 @@ pub struct CompiledKernel {
     pack: u32,
     /// Lanes per warp in the generated code: 32, or 8/16 for kernels that
     /// never observe the GPU warp (narrower vectors fit the registers of
-    /// CPUs without AVX-512; see `warp_width`).
+    /// CPUs without AVX-512; see `width`).
     warp: u32,
     /// The kernel has `trap`, `vprintf` or `__assertfail` (host calls).
     host_calls: bool,
@@ -104,7 +104,8 @@ impl CompiledKernel {
     }
 
     /// Lanes per warp in the generated code (32, or 8/16 where the kernel
-    /// allows and `WARPFOLD_WARP_WIDTH` asks).
+    /// allows and the caller, `WARPFOLD_WARP_WIDTH` or the automatic
+    /// choice for this CPU asks).
     pub fn warp_lanes(&self) -> u32 {
         self.warp
     }

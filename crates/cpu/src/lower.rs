@@ -1,6 +1,6 @@
 //! Instructions and terminators to LLVM IR over 32-lane vectors.
 
-use crate::emit::{env, full_bits, iota, lanes_mask, mask_ty, sc, vt, Emitter as Gen, Helper, DONE};
+use crate::emit::{bits_of_mask_ir, env, full_bits, iota, lanes_mask, mask_ty, sc, vt, Emitter as Gen, Helper, DONE};
 use crate::lanes::Lanes;
 use crate::prepare::Unsupported;
 use std::fmt::Write;
@@ -556,11 +556,7 @@ pub(crate) fn slow_load_fn<const W: u32>(bits: u32, avx512: bool) -> String {
     let (lo, hi, all) = (lanes_mask::<W>(0..h), lanes_mask::<W>(h..W), lanes_mask::<W>(0..W));
     let lo_bits = (1u32 << h) - 1;
     let every = full_bits::<W>();
-    let eb = if W == 32 {
-        format!("%eb = bitcast <{W} x i1> %exec to i32")
-    } else {
-        format!("%ebn = bitcast <{W} x i1> %exec to i{W}\n  %eb = zext i{W} %ebn to i32")
-    };
+    let eb = bits_of_mask_ir::<W>("%eb", "%exec");
     let ones = sc::<W>(1, 1);
     // With AVX-512 it is inlined (a gather is one instruction there): a
     // call in a loop, even one never made, clobbers every vector register,

@@ -62,8 +62,8 @@ pub struct Kernel<'a> {
 /// share it, which old warp-synchronous code does without `volatile` (a
 /// race the interpreter's lock step happens to order).
 pub fn automatic(k: &Kernel) -> u32 {
-    let barriers = k.p.barriers().next().is_some();
-    pick(loop_pressure(k), barriers || uses_shared(k.p), k.features)
+    let shares = k.p.barriers().next().is_some() || uses_shared(k.p);
+    pick(shares, || loop_pressure(k), k.features)
 }
 
 /// Whether `p` accesses shared memory, directly or through a generic
@@ -80,13 +80,14 @@ fn uses_shared(p: &Prepared) -> bool {
     })
 }
 
-/// `automatic`'s choice for loops with `pressure`, on a CPU with
-/// `features`; `shares` says the kernel has barriers or shared memory.
-fn pick(pressure: Pressure, shares: bool, features: &str) -> u32 {
+/// `automatic`'s choice on a CPU with `features`: `shares` says the
+/// kernel has barriers or shared memory, else its loops' `pressure`
+/// decides (only then worked out).
+fn pick(shares: bool, pressure: impl FnOnce() -> Pressure, features: &str) -> u32 {
     if shares {
         return 32;
     }
-    let Pressure { live, carried } = pressure;
+    let Pressure { live, carried } = pressure();
     let (file, vreg) = register_file_bytes(features);
     let chains = |w: u32| carried * w / vreg >= 8;
     let fits = |w: u32| live * w <= file * 3 / 4;
@@ -251,15 +252,15 @@ mod tests {
         let mandelbrot = Pressure { live: 28, carried: 20 };
         let three_chains = Pressure { live: 28, carried: 12 };
         let small = Pressure { live: 4, carried: 4 };
-        assert_eq!(pick(fma, false, AVX2), 8);
-        assert_eq!(pick(fma, false, AVX512), 32);
-        assert_eq!(pick(mandelbrot, false, AVX2), 16);
-        assert_eq!(pick(three_chains, false, AVX2), 32);
-        assert_eq!(pick(small, false, AVX2), 32);
-        assert_eq!(pick(Pressure::default(), false, AVX2), 32);
+        assert_eq!(pick(false, || fma, AVX2), 8);
+        assert_eq!(pick(false, || fma, AVX512), 32);
+        assert_eq!(pick(false, || mandelbrot, AVX2), 16);
+        assert_eq!(pick(false, || three_chains, AVX2), 32);
+        assert_eq!(pick(false, || small, AVX2), 32);
+        assert_eq!(pick(false, || Pressure::default(), AVX2), 32);
         // Barriers keep 32 lanes however many registers the loops need.
-        assert_eq!(pick(fma, true, AVX2), 32);
+        assert_eq!(pick(true, || fma, AVX2), 32);
         // SSE registers are half as wide: 8 lanes already spill there.
-        assert_eq!(pick(fma, false, "+sse4.2"), 8);
+        assert_eq!(pick(false, || fma, "+sse4.2"), 8);
     }
 }

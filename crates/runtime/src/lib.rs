@@ -547,6 +547,21 @@ impl Kernel {
             .get_or_compile(&self.module.ir, self.id, block, fits)
     }
 
+    /// Lanes per warp of the compiled code that launches of `grid` blocks
+    /// of `block` run (`None` when they run on the interpreter; see
+    /// [`Device::with_warp_width`]).
+    pub fn warp_lanes_for(&self, block: [u32; 3], grid: [u32; 3]) -> Option<u32> {
+        match self.module.device.backend {
+            Backend::Interp => None,
+            Backend::Cpu => self
+                .compiled_for(block, grid)
+                .as_ref()
+                .as_ref()
+                .ok()
+                .map(|k| k.warp_lanes()),
+        }
+    }
+
     /// The backend launches of this kernel with blocks of `block` use, and
     /// why when it is not the device's.
     pub fn effective_backend(&self, block: [u32; 3]) -> (Backend, Option<String>) {

@@ -37,9 +37,8 @@ fn expected_lanes(asked: u32, threads: u32) -> u32 {
     w
 }
 
-/// One launch of `kernel` on `backend` at `lanes` per warp: the contents
-/// of the buffers afterwards (inputs and outputs, in argument order).
-/// `args` builds the arguments from the device's buffers.
+/// One launch of `kernel`: its buffer arguments' initial bytes, then its
+/// scalar arguments.
 struct Launch<'a> {
     kernel: &'a str,
     grid: [u32; 3],
@@ -48,6 +47,8 @@ struct Launch<'a> {
     scalars: Vec<Arg<'static>>,
 }
 
+/// `l` on `backend` at `lanes` per warp, checking the width the compiled
+/// code got: the contents of the buffers afterwards.
 fn run(l: &Launch, backend: Backend, lanes: u32) -> Vec<Vec<u8>> {
     let dev = device(backend, lanes);
     let m = module(&dev);
@@ -63,8 +64,20 @@ fn run(l: &Launch, backend: Backend, lanes: u32) -> Vec<Vec<u8>> {
         } else {
             expected_lanes(lanes, l.block.iter().product())
         };
-        assert_eq!(c.warp_lanes(), want, "{} in blocks of {:?}", l.kernel, l.block);
+        assert_eq!(
+            c.warp_lanes(),
+            want,
+            "{} in blocks of {:?}",
+            l.kernel,
+            l.block
+        );
     }
+    launch(&dev, &k, l)
+}
+
+/// `l` through kernel `k` of a module on `dev`: the contents of the
+/// buffers afterwards (inputs and outputs, in argument order).
+fn launch(dev: &Device, k: &warpfold::Kernel, l: &Launch) -> Vec<Vec<u8>> {
     let bufs: Vec<Buffer> = l
         .buffers
         .iter()
@@ -115,7 +128,10 @@ fn words(n: u32, seed: u32) -> Vec<u32> {
 #[test]
 fn thread_indices_agree_in_every_block_shape() {
     let (w, h) = (100u32, 40u32);
-    let input: Vec<i32> = words(w * h, 1).into_iter().map(|x| (x >> 8) as i32).collect();
+    let input: Vec<i32> = words(w * h, 1)
+        .into_iter()
+        .map(|x| (x >> 8) as i32)
+        .collect();
     let launches: Vec<Launch> = [
         [16, 16, 1],
         [4, 8, 1],
@@ -143,7 +159,10 @@ fn thread_indices_agree_in_every_block_shape() {
 #[test]
 fn barrier_trees_over_many_narrow_warps() {
     let n = 5000u32;
-    let input: Vec<f32> = words(n, 2).iter().map(|&x| (x % 1000) as f32 * 0.25).collect();
+    let input: Vec<f32> = words(n, 2)
+        .iter()
+        .map(|&x| (x % 1000) as f32 * 0.25)
+        .collect();
     let launches: Vec<Launch> = [64u32, 96, 256, 512]
         .into_iter()
         .map(|b| Launch {
@@ -217,7 +236,13 @@ fn rows_of_sixteen_words_and_commutative_atomics() {
 fn kernels_that_observe_their_warp_keep_32_lanes() {
     let dev = device(Backend::Cpu, 8);
     let m = module(&dev);
-    for kernel in ["shuffle_sum", "lane_ids", "ticket", "warp_synchronous", "say"] {
+    for kernel in [
+        "shuffle_sum",
+        "lane_ids",
+        "ticket",
+        "warp_synchronous",
+        "say",
+    ] {
         assert_eq!(lanes_of(&m, kernel, [64, 1, 1]), 32, "{kernel}");
     }
     // And they still run compiled, as the interpreter does.
@@ -250,11 +275,7 @@ fn kernels_that_observe_their_warp_keep_32_lanes() {
         let dev = device(Backend::Cpu, 8);
         let m = module(&dev);
         assert_eq!(lanes_of(&m, l.kernel, l.block), 32);
-        let k = m.kernel(l.kernel).unwrap();
-        let bufs: Vec<Buffer> = l.buffers.iter().map(|b| dev.buffer_from(b).unwrap()).collect();
-        let args: Vec<Arg> = bufs.iter().map(Arg::Buffer).collect();
-        k.launch(l.grid, l.block, 0, &args).unwrap();
-        let got: Vec<Vec<u8>> = bufs.iter().map(|b| b.to_vec::<u8>().unwrap()).collect();
+        let got = launch(&dev, &m.kernel(l.kernel).unwrap(), l);
         assert_eq!(got, want, "{}", l.kernel);
     }
 }
