@@ -430,9 +430,25 @@ fn warp_width_asks_for_narrow_warps_and_says_so() {
             .arg("run")
             .arg(saxpy())
             .args([
-                "--kernel", "saxpy", "--grid", "4", "--block", "128", "--arg", "i32=3000",
-                "--arg", "f32=1.5", "--arg", "@inputs/x.npy", "--arg", "@inputs/y.npy",
-                "--compare", "--json", "--warp-width", lanes, "--out",
+                "--kernel",
+                "saxpy",
+                "--grid",
+                "4",
+                "--block",
+                "128",
+                "--arg",
+                "i32=3000",
+                "--arg",
+                "f32=1.5",
+                "--arg",
+                "@inputs/x.npy",
+                "--arg",
+                "@inputs/y.npy",
+                "--compare",
+                "--json",
+                "--warp-width",
+                lanes,
+                "--out",
             ])
             .arg(&out)
             .output()
@@ -441,13 +457,24 @@ fn warp_width_asks_for_narrow_warps_and_says_so() {
         assert!(o.status.success(), "{t}");
         assert!(t.contains("outputs identical"), "{t}");
         assert_eq!(t.contains(&format!("warps of {lanes} lanes")), says, "{t}");
-        let last = String::from_utf8_lossy(&o.stdout).lines().last().unwrap().to_string();
+        let last = String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .last()
+            .unwrap()
+            .to_string();
         let j: serde_json::Value = serde_json::from_str(&last).unwrap();
         assert_eq!(j["warp_lanes"].to_string(), lanes, "{t}");
     }
     fails_cleanly(
         bin().arg("run").arg(saxpy()).args([
-            "--kernel", "saxpy", "--grid", "1", "--block", "32", "--warp-width", "12",
+            "--kernel",
+            "saxpy",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--warp-width",
+            "12",
         ]),
         "12",
     );

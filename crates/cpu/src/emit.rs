@@ -500,8 +500,9 @@ impl<'a, const W: u32> Gen<'a, W> {
                 };
                 let last = W - 1;
                 let big = self.def(&format!("icmp ugt i{wide} {before}, {last}"));
-                let before =
-                    self.def(&format!("select i1 {big}, i{wide} {last}, i{wide} {before}"));
+                let before = self.def(&format!(
+                    "select i1 {big}, i{wide} {last}, i{wide} {before}"
+                ));
                 let before = self.def(&format!("trunc i{wide} {before} to i32"));
                 self.def(&format!("add nuw nsw i32 {before}, 1"))
             }
@@ -636,7 +637,11 @@ impl<'a, const W: u32> Gen<'a, W> {
         } else {
             "zext"
         };
-        self.line(&format!("{r} = {op} {} {v} to {}", vt::<W>(from), vt::<W>(to)));
+        self.line(&format!(
+            "{r} = {op} {} {v} to {}",
+            vt::<W>(from),
+            vt::<W>(to)
+        ));
         r
     }
 
@@ -714,9 +719,7 @@ impl<'a, const W: u32> Gen<'a, W> {
                         self.def(&format!("add {} {v}, {j}", vt::<W>(rb)))
                     }
                 } else {
-                    let x = self.t();
-                    self.line(&format!("{x} = load {}, {}* %r{}", vt::<W>(rb), vt::<W>(rb), r.0));
-                    x
+                    self.load_vreg(r.0 as usize, rb)
                 };
                 if rb == 1 && bits != 1 {
                     return self.conv(&x, 1, bits, false);
@@ -725,8 +728,15 @@ impl<'a, const W: u32> Gen<'a, W> {
                     let c = self.t();
                     let one = self.conv(&x, rb, rb, false);
                     let z = self.t();
-                    self.line(&format!("{z} = and {} {one}, {}", vt::<W>(rb), sc::<W>(rb, 1)));
-                    self.line(&format!("{c} = icmp ne {} {z}, zeroinitializer", vt::<W>(rb)));
+                    self.line(&format!(
+                        "{z} = and {} {one}, {}",
+                        vt::<W>(rb),
+                        sc::<W>(rb, 1)
+                    ));
+                    self.line(&format!(
+                        "{c} = icmp ne {} {z}, zeroinitializer",
+                        vt::<W>(rb)
+                    ));
                     return c;
                 }
                 self.conv(&x, rb, bits, false)
@@ -748,7 +758,11 @@ impl<'a, const W: u32> Gen<'a, W> {
         let v = if rb == 1 && bits != 1 {
             let c = self.t();
             let one = self.t();
-            self.line(&format!("{one} = and {} {v}, {}", vt::<W>(bits), sc::<W>(bits, 1)));
+            self.line(&format!(
+                "{one} = and {} {v}, {}",
+                vt::<W>(bits),
+                sc::<W>(bits, 1)
+            ));
             self.line(&format!(
                 "{c} = icmp ne {} {one}, zeroinitializer",
                 vt::<W>(bits)
@@ -771,18 +785,55 @@ impl<'a, const W: u32> Gen<'a, W> {
         }
         if !self.guarded && (!self.live[r.0 as usize] || self.cur_convergent) {
             // Dead in the lanes not running: no need to keep their values.
-            self.line(&format!("store {} {v}, {}* %r{}", vt::<W>(rb), vt::<W>(rb), r.0));
+            self.store_vreg(r.0 as usize, rb, &v);
             return;
         }
-        let old = self.t();
+        let old = self.load_vreg(r.0 as usize, rb);
         let new = self.t();
-        self.line(&format!("{old} = load {}, {}* %r{}", vt::<W>(rb), vt::<W>(rb), r.0));
         self.line(&format!(
             "{new} = select <{W} x i1> {exec}, {} {v}, {} {old}",
             vt::<W>(rb),
             vt::<W>(rb)
         ));
-        self.line(&format!("store {} {new}, {}* %r{}", vt::<W>(rb), vt::<W>(rb), r.0));
+        self.store_vreg(r.0 as usize, rb, &new);
+    }
+
+    /// Whether vector register `i` is a predicate kept in the warp state
+    /// as bits on a CPU without mask registers: LLVM 14 moves such a
+    /// `<W x i1>` between memory and vector registers one bit at a time
+    /// (64 scalar instructions), so it goes through an integer instead.
+    fn bits_in_state(&self, i: usize, rb: u32) -> bool {
+        rb == 1 && !self.avx512 && self.regs_in_state && self.saved(i)
+    }
+
+    /// The vector value of register `i` (`<W x i{rb}>`).
+    fn load_vreg(&mut self, i: usize, rb: u32) -> String {
+        if self.bits_in_state(i, rb) {
+            let p = self.def(&format!("bitcast <{W} x i1>* %r{i} to i{W}*"));
+            let b = self.def(&format!("load i{W}, i{W}* {p}"));
+            let b = if W == 32 {
+                b
+            } else {
+                self.def(&format!("zext i{W} {b} to i32"))
+            };
+            return self.mask_of_bits(&b);
+        }
+        self.def(&format!("load {}, {}* %r{i}", vt::<W>(rb), vt::<W>(rb)))
+    }
+
+    /// Register `i` becomes `v` (`<W x i{rb}>`) in every lane.
+    fn store_vreg(&mut self, i: usize, rb: u32, v: &str) {
+        if self.bits_in_state(i, rb) {
+            let b = self.def(&format!("bitcast <{W} x i1> {v} to i{W}"));
+            let p = self.def(&format!("bitcast <{W} x i1>* %r{i} to i{W}*"));
+            self.line(&format!("store i{W} {b}, i{W}* {p}"));
+            return;
+        }
+        self.line(&format!(
+            "store {} {v}, {}* %r{i}",
+            vt::<W>(rb),
+            vt::<W>(rb)
+        ));
     }
 
     /// Set the running lanes: `m` as a lane mask and `bits` as an i32.
@@ -965,6 +1016,17 @@ impl<'a, const W: u32> Gen<'a, W> {
     }
 
     pub(crate) fn to64(&mut self, v: Value, bits: u32) -> String {
+        if let Value::Imm(x) = v {
+            // A literal, so per-lane code (shared atomics) sees a constant
+            // operand, not a vector to read back lane by lane.
+            let bits = bits.clamp(1, 64);
+            let m = if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            return sc::<W>(64, x & m);
+        }
         let x = self.val(v, bits.max(1));
         self.conv(&x, bits.max(1), 64, false)
     }
@@ -1100,7 +1162,10 @@ impl<'a, const W: u32> Gen<'a, W> {
             self.line(&format!("{sub_lo} = fcmp olt {f} {ab}, {tiny}"));
             self.line(&format!("{sub_hi} = fcmp one {f} {ab}, zeroinitializer"));
             self.line(&format!("{sub} = and <{W} x i1> {sub_lo}, {sub_hi}"));
-            self.line(&format!("{rc} = fdiv {f} {}, {b}", fsplat::<W>(Ty::F32, "1.0")));
+            self.line(&format!(
+                "{rc} = fdiv {f} {}, {b}",
+                fsplat::<W>(Ty::F32, "1.0")
+            ));
             self.line(&format!("{m} = fmul {f} {a}, {rc}"));
             self.line(&format!(
                 "{sel} = select <{W} x i1> {sub}, {f} {m}, {f} {res}"
@@ -1283,7 +1348,12 @@ const REGS_IN_STATE_ABOVE: usize = 800;
 /// CTA barriers (every barrier returns each warp to the driver, which would
 /// save and restore them all) or is large; barrier-free loops keep their
 /// loop-carried values in registers.
-fn regs_in_state<const W: u32>(p: &Prepared, reg_bits: &[u32], g: &Gen<W>, has_barriers: bool) -> bool {
+fn regs_in_state<const W: u32>(
+    p: &Prepared,
+    reg_bits: &[u32],
+    g: &Gen<W>,
+    has_barriers: bool,
+) -> bool {
     if let Ok(v) = std::env::var("WARPFOLD_REGS_IN_STATE") {
         return v == "1";
     }
@@ -1773,7 +1843,10 @@ fn fresh_prologue<const W: u32>(g: &mut Gen<W>, ctx: &WarpCtx, r: &Region) {
 
 /// The entries of `@wf_warp`: a fresh start, the general state, and (with
 /// lean barriers) the resume after a lean release.
-fn general_prologue<const W: u32>(g: &mut Gen<W>, ctx: &WarpCtx) -> Result<(), crate::prepare::Unsupported> {
+fn general_prologue<const W: u32>(
+    g: &mut Gen<W>,
+    ctx: &WarpCtx,
+) -> Result<(), crate::prepare::Unsupported> {
     let p = g.p;
     let (reg_bits, reg_offsets, remat_insts, has_barriers) = (
         ctx.reg_bits,
@@ -2348,7 +2421,17 @@ fn load_saved_regs_where<const W: u32>(
         let p = g.state_ptr(reg_offsets[i], &mem);
         let v = g.t();
         g.line(&format!("{v} = load {mem}, {mem}* {p}, align 4"));
-        let v = g.cast(&v, &mem, &val);
+        let v = if *b == 1 && !g.scalar(i) && !g.avx512 {
+            // Not a bitcast: see `Gen::bits_in_state`.
+            let v = if W == 32 {
+                v
+            } else {
+                g.def(&format!("zext i{W} {v} to i32"))
+            };
+            g.mask_of_bits(&v)
+        } else {
+            g.cast(&v, &mem, &val)
+        };
         g.line(&format!("store {val} {v}, {val}* %r{i}"));
         if g.has_jump(i) {
             let p = g.state_ptr(reg_offsets[i] + JUMP_AT, "i32");
@@ -2385,7 +2468,10 @@ fn store_saved_regs_where<const W: u32>(
 
 /// Values computed again rather than saved: the entry block's pure
 /// instructions, for every lane.
-fn recompute<const W: u32>(g: &mut Gen<W>, insts: &[Inst]) -> Result<(), crate::prepare::Unsupported> {
+fn recompute<const W: u32>(
+    g: &mut Gen<W>,
+    insts: &[Inst],
+) -> Result<(), crate::prepare::Unsupported> {
     g.store_mask(&sc::<W>(1, 1), "-1");
     for inst in insts {
         let mut waited = false;
@@ -3210,12 +3296,21 @@ mod tests {
                             }
                             // Every warp width, with and without mask
                             // registers (the live mask's two forms).
-                            for (lanes, avx512) in [8, 16, 32].into_iter().flat_map(|l| [(l, true), (l, false)]) {
+                            for (lanes, avx512) in [8, 16, 32]
+                                .into_iter()
+                                .flat_map(|l| [(l, true), (l, false)])
+                            {
                                 let mut ir = ir.clone();
                                 ir.push_str(&match lanes {
-                                    8 => cta_fn::<8>(release, avx512, &regions, fresh, unrolled, 4096),
-                                    16 => cta_fn::<16>(release, avx512, &regions, fresh, unrolled, 4096),
-                                    _ => cta_fn::<32>(release, avx512, &regions, fresh, unrolled, 4096),
+                                    8 => cta_fn::<8>(
+                                        release, avx512, &regions, fresh, unrolled, 4096,
+                                    ),
+                                    16 => cta_fn::<16>(
+                                        release, avx512, &regions, fresh, unrolled, 4096,
+                                    ),
+                                    _ => cta_fn::<32>(
+                                        release, avx512, &regions, fresh, unrolled, 4096,
+                                    ),
                                 });
                                 ir.push_str("attributes #0 = { nounwind }\n");
                                 let context = Context::create();

@@ -41,6 +41,12 @@ use warpfold_ir::{FuncId, InstKind, Module};
 #[repr(align(128))]
 struct CacheLine<T>(T);
 
+/// Bytes of slack the driver keeps before and after a worker's shared
+/// memory: a warp's whole vector (32 lanes of 8 bytes) around any element.
+/// The generated code reads (and writes back unchanged) the lanes a masked
+/// shared access leaves off (see `lower::store_contig`).
+pub(crate) const SHARED_SLACK: usize = 256;
+
 /// Largest generated warp function compiled (keeps JIT time to about a second).
 const MAX_IR_LINES: usize = 60000;
 
@@ -444,7 +450,15 @@ pub fn launch(
         } else {
             shared_total
         };
-        let mut shared = vec![0u8; shared_len as usize + 16];
+        // Slack on both sides: a warp's consecutive shared access that
+        // reaches one element in bounds stays inside the buffer (see
+        // `SHARED_SLACK`).
+        let mut shared_buf = vec![0u8; shared_len as usize + 16 + 2 * SHARED_SLACK];
+        let (_, shared, _) = {
+            let (lo, rest) = shared_buf.split_at_mut(SHARED_SLACK);
+            let (mid, hi) = rest.split_at_mut(shared_len as usize + 16);
+            (lo, mid, hi)
+        };
         let mut local = vec![0u8; (nthreads * k.frame_size.max(1)) as usize + 16];
         let nwarps = (nthreads as usize).div_ceil(width);
         // 128 bytes of slack: the states start 128-byte aligned

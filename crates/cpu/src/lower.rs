@@ -1,6 +1,9 @@
 //! Instructions and terminators to LLVM IR over 32-lane vectors.
 
-use crate::emit::{bits_of_mask_ir, env, full_bits, iota, lanes_mask, mask_ty, sc, vt, Emitter as Gen, Helper, DONE};
+use crate::emit::{
+    bits_of_mask_ir, env, full_bits, iota, lanes_mask, mask_ty, sc, vt, Emitter as Gen, Helper,
+    DONE,
+};
 use crate::lanes::Lanes;
 use crate::prepare::Unsupported;
 use std::fmt::Write;
@@ -93,7 +96,11 @@ fn space_base<const W: u32>(g: &mut Gen<W>, space: Space) -> Option<String> {
 }
 
 /// The address of a symbol in its own space, or generic (host) when asked.
-fn symbol_addr<const W: u32>(g: &mut Gen<W>, sym: Symbol, generic: bool) -> Result<String, Unsupported> {
+fn symbol_addr<const W: u32>(
+    g: &mut Gen<W>,
+    sym: Symbol,
+    generic: bool,
+) -> Result<String, Unsupported> {
     let (own, off): (Space, Option<u64>) = match sym {
         Symbol::Global(id) => {
             let gv = &g.m.globals[id];
@@ -143,7 +150,11 @@ fn symbol_addr<const W: u32>(g: &mut Gen<W>, sym: Symbol, generic: bool) -> Resu
 }
 
 /// Host addresses of `[addr]` in `space`, per lane.
-fn host_addr<const W: u32>(g: &mut Gen<W>, a: &Address, space: Space) -> Result<String, Unsupported> {
+fn host_addr<const W: u32>(
+    g: &mut Gen<W>,
+    a: &Address,
+    space: Space,
+) -> Result<String, Unsupported> {
     let generic = matches!(space, Space::Generic | Space::Global);
     let base = match a.base {
         AddrBase::Reg(r) => g.val(Value::Reg(r), 64),
@@ -306,7 +317,13 @@ fn load_rows<const W: u32>(g: &mut Gen<W>, h0: &str, l: &Lanes, bits: u32, exec:
 }
 
 /// `load_rows` for the lanes of `exec`, or for all lanes (`None`).
-fn load_rows_with<const W: u32>(g: &mut Gen<W>, h0: &str, l: &Lanes, bits: u32, exec: Option<&str>) -> String {
+fn load_rows_with<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    l: &Lanes,
+    bits: u32,
+    exec: Option<&str>,
+) -> String {
     // A row at least as wide as the warp holds all of it (one row).
     let (w, size) = (l.width.min(W), bits / 8);
     let delta = i64::from(l.width) * l.stride + l.extra;
@@ -387,7 +404,15 @@ fn splat_row<const W: u32>(g: &mut Gen<W>, x: &str, w: u32, bits: u32) -> String
 
 /// A store whose rows of lanes write consecutive elements each (stride =
 /// element size), in lane order.
-fn store_rows<const W: u32>(g: &mut Gen<W>, h0: &str, l: &Lanes, bits: u32, v: &str, exec: &str) {
+fn store_rows<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    l: &Lanes,
+    bits: u32,
+    v: &str,
+    exec: &str,
+    owned: bool,
+) {
     // A row at least as wide as the warp holds all of it (one row).
     let (w, size) = (l.width.min(W), bits / 8);
     let delta = i64::from(l.width) * l.stride + l.extra;
@@ -401,6 +426,27 @@ fn store_rows<const W: u32>(g: &mut Gen<W>, h0: &str, l: &Lanes, bits: u32, v: &
             "shufflevector <{W} x i{bits}> {v}, <{W} x i{bits}> undef, <{w} x i32> {r}"
         ));
         let p = g.def(&format!("inttoptr i64 {base} to <{w} x i{bits}>*"));
+        if owned && !g.avx512 {
+            // As in `store_contig`: a row with a running lane lies within
+            // the slack around shared memory.
+            let mb = g.def(&format!("bitcast <{w} x i1> {m} to i{w}"));
+            let any = g.def(&format!("icmp ne i{w} {mb}, 0"));
+            let (rmw, join) = (g.label("row_blend"), g.label("row_blendj"));
+            g.line(&format!("br i1 {any}, label %{rmw}, label %{join}"));
+            g.emit_label(&rmw);
+            let old = g.def(&format!(
+                "load <{w} x i{bits}>, <{w} x i{bits}>* {p}, align {size}"
+            ));
+            let y = g.def(&format!(
+                "select <{w} x i1> {m}, <{w} x i{bits}> {x}, <{w} x i{bits}> {old}"
+            ));
+            g.line(&format!(
+                "store <{w} x i{bits}> {y}, <{w} x i{bits}>* {p}, align {size}"
+            ));
+            g.line(&format!("br label %{join}"));
+            g.emit_label(&join);
+            continue;
+        }
         g.line(&format!(
             "call void @llvm.masked.store.v{w}i{bits}.p0v{w}i{bits}(<{w} x i{bits}> {x}, <{w} x i{bits}>* {p}, i32 {size}, <{w} x i1> {m})"
         ));
@@ -424,7 +470,13 @@ fn split_on_jump<const W: u32>(g: &mut Gen<W>, k: &Option<String>) -> Option<(St
 }
 
 /// Consecutive elements from lane 0's address `h0`, for the lanes of `exec`.
-fn load_contig<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, exec: &str) -> String {
+fn load_contig<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    bits: u32,
+    exec: &str,
+    owned: bool,
+) -> String {
     let size = bits / 8;
     let eb = g.bits_of_mask(exec);
     let bp = g.t();
@@ -439,6 +491,11 @@ fn load_contig<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, exec: &str) ->
     // values are never used.
     let full = if g.avx512 {
         full
+    } else if owned {
+        // Shared memory has slack on both sides (see `SHARED_SLACK`): the
+        // vector is readable whenever some lane's element is.
+        let some = g.def(&format!("icmp ne i32 {eb}, 0"));
+        g.def(&format!("or i1 {full}, {some}"))
     } else {
         let last = g.def(&format!("add i64 {h0}, {}", W * size - 1));
         let diff = g.def(&format!("xor i64 {h0}, {last}"));
@@ -498,7 +555,7 @@ fn load_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> S
     );
     g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
     g.emit_label(&lc);
-    let v0 = load_contig(g, &h0, bits, exec);
+    let v0 = load_contig(g, &h0, bits, exec, false);
     let lf = g.label("ld_cdone");
     g.line(&format!("br label %{lf}"));
     g.emit_label(&lf);
@@ -553,7 +610,11 @@ pub(crate) fn slow_load_fn<const W: u32>(bits: u32, avx512: bool) -> String {
     let h = W / 2;
     let half_idx = list(&|i| format!("i32 {}", if i < h { 0 } else { h }));
     let steps = list(&|l| format!("i64 {}", (l % h) * size));
-    let (lo, hi, all) = (lanes_mask::<W>(0..h), lanes_mask::<W>(h..W), lanes_mask::<W>(0..W));
+    let (lo, hi, all) = (
+        lanes_mask::<W>(0..h),
+        lanes_mask::<W>(h..W),
+        lanes_mask::<W>(0..W),
+    );
     let lo_bits = (1u32 << h) - 1;
     let every = full_bits::<W>();
     let eb = bits_of_mask_ir::<W>("%eb", "%exec");
@@ -635,7 +696,7 @@ fn store_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, v: &str, exec: 
     );
     g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
     g.emit_label(&lc);
-    store_contig(g, &h0, bits, v, exec, false);
+    store_contig(g, &h0, bits, v, exec, false, false);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lg);
     // Not consecutive: a scatter (data-dependent positions, the usual case
@@ -652,7 +713,15 @@ fn store_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, v: &str, exec: 
 /// memory without being read first (a quarter of a triad's traffic, a
 /// third of a copy's). Other cores see them after the worker's `sfence`
 /// (see `launch`) or a fence or locked instruction in the kernel.
-fn store_contig<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, v: &str, exec: &str, streaming: bool) {
+fn store_contig<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    bits: u32,
+    v: &str,
+    exec: &str,
+    streaming: bool,
+    owned: bool,
+) {
     let size = bits / 8;
     let lj = g.label("st_cj");
     let bp = g.t();
@@ -686,6 +755,36 @@ fn store_contig<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, v: &str, exec
     }
     whole(g, &format!("align {size}"));
     g.emit_label(&lm);
+    if owned && !g.avx512 {
+        // Without AVX-512 a masked store is microcoded on some CPUs (about
+        // ten times a plain one on Zen 3) and a later load of the same
+        // bytes cannot take its value from it. In memory this worker alone
+        // writes, with slack around it (shared memory, `SHARED_SLACK`), a
+        // read, a blend and a plain store do the same: no other thread
+        // can write the other lanes' bytes in between.
+        let some = g.def(&format!("icmp ne i32 {eb}, 0"));
+        let rmw = g.label("st_blend");
+        g.line(&format!("br i1 {some}, label %{rmw}, label %{lj}"));
+        g.emit_label(&rmw);
+        let old = g.def(&format!(
+            "load {}, {}* {bp}, align {size}",
+            vt::<W>(bits),
+            vt::<W>(bits)
+        ));
+        let x = g.def(&format!(
+            "select <{W} x i1> {exec}, {} {v}, {} {old}",
+            vt::<W>(bits),
+            vt::<W>(bits)
+        ));
+        g.line(&format!(
+            "store {} {x}, {}* {bp}, align {size}",
+            vt::<W>(bits),
+            vt::<W>(bits)
+        ));
+        g.line(&format!("br label %{lj}"));
+        g.emit_label(&lj);
+        return;
+    }
     g.line(&format!("call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({} {v}, {}* {bp}, i32 {size}, <{W} x i1> {exec})", vt::<W>(bits), vt::<W>(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
@@ -745,7 +844,14 @@ fn lane_value<const W: u32>(g: &mut Gen<W>, v: &str, bits: u32, lane: &str) -> S
 
 /// A load of `dsts` from `[addr]`: without per-lane addresses where the
 /// address register's lane form allows (see `lanes`), else tested per lane.
-fn load<const W: u32>(g: &mut Gen<W>, addr: &Address, space: Space, ty: Ty, dsts: &[Option<Reg>], exec: &str) -> R {
+fn load<const W: u32>(
+    g: &mut Gen<W>,
+    addr: &Address,
+    space: Space,
+    ty: Ty,
+    dsts: &[Option<Reg>],
+    exec: &str,
+) -> R {
     let bits = ty.bits();
     let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
         return load_per_lane(g, addr, space, ty, dsts, exec, load_elems);
@@ -765,6 +871,7 @@ fn load<const W: u32>(g: &mut Gen<W>, addr: &Address, space: Space, ty: Ty, dsts
     if space == Space::Global {
         prefetch_stride(g, &h0);
     }
+    let owned = space == Space::Shared;
     let split = split_on_jump(g, &k);
     for (i, d) in dsts.iter().enumerate() {
         let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
@@ -773,7 +880,7 @@ fn load<const W: u32>(g: &mut Gen<W>, addr: &Address, space: Space, ty: Ty, dsts
             (None, Some(f)) => load_strided(g, &hi, f, bits, exec),
             _ if reversed => {
                 let (lo, m) = reverse_access(g, &hi, bits, exec);
-                let v = load_contig(g, &lo, bits, &m);
+                let v = load_contig(g, &lo, bits, &m, owned);
                 g.def(&format!(
                     "shufflevector {} {v}, {} undef, <{W} x i32> {}",
                     vt::<W>(bits),
@@ -783,7 +890,7 @@ fn load<const W: u32>(g: &mut Gen<W>, addr: &Address, space: Space, ty: Ty, dsts
             }
             _ if l.extra != 0 => load_rows(g, &hi, &l, bits, exec),
             _ if l.stride == 0 => load_broadcast(g, &hi, bits, exec),
-            _ => load_contig(g, &hi, bits, exec),
+            _ => load_contig(g, &hi, bits, exec, owned),
         };
         if let Some(d) = d {
             g.set(*d, &v, bits, ty.is_signed(), exec);
@@ -846,7 +953,12 @@ fn reverse_lanes<const W: u32>() -> String {
 
 /// A reversed access (see `reversed`) as a forward one: the address of
 /// lane 31's element and the lanes' mask in reverse.
-fn reverse_access<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, exec: &str) -> (String, String) {
+fn reverse_access<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    bits: u32,
+    exec: &str,
+) -> (String, String) {
     let lo = g.def(&format!("sub i64 {h0}, {}", (W - 1) * (bits / 8)));
     let m = g.def(&format!(
         "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{W} x i32> {}",
@@ -1116,7 +1228,11 @@ fn prefetch_groups_ahead<const W: u32>(g: &mut Gen<W>, h0: &str) {
 /// as 32 vector loads of one contiguous block and a transposition (four
 /// rounds of interleaving pairs of rows) into one vector per column;
 /// otherwise each load as usual.
-pub(crate) fn emit_load_group<const W: u32>(g: &mut Gen<W>, insts: &[Inst], group: &LoadGroup) -> R {
+pub(crate) fn emit_load_group<const W: u32>(
+    g: &mut Gen<W>,
+    insts: &[Inst],
+    group: &LoadGroup,
+) -> R {
     let first = &insts[group.first()];
     let InstKind::Ld { space, addr, .. } = &first.kind else {
         return Err(Unsupported(
@@ -1154,7 +1270,11 @@ pub(crate) fn emit_load_group<const W: u32>(g: &mut Gen<W>, insts: &[Inst], grou
             .collect();
         // 32 lanes: two 16 x 16 transposes joined; 16 lanes: one.
         let lo = transpose16(g, &rows[..16]);
-        let hi = if W == 32 { transpose16(g, &rows[16..]) } else { Vec::new() };
+        let hi = if W == 32 {
+            transpose16(g, &rows[16..])
+        } else {
+            Vec::new()
+        };
         for &(k, col) in &group.0 {
             let InstKind::Ld { ty, dsts, .. } = &insts[k].kind else {
                 continue;
@@ -1229,7 +1349,14 @@ fn transpose16<const W: u32>(g: &mut Gen<W>, rows: &[String]) -> Vec<String> {
 }
 
 /// A store of `srcs` to `[addr]`, as `load`.
-fn store<const W: u32>(g: &mut Gen<W>, addr: &Address, space: Space, ty: Ty, srcs: &[Value], exec: &str) -> R {
+fn store<const W: u32>(
+    g: &mut Gen<W>,
+    addr: &Address,
+    space: Space,
+    ty: Ty,
+    srcs: &[Value],
+    exec: &str,
+) -> R {
     let bits = ty.bits();
     let size = i64::from(bits / 8);
     enum How {
@@ -1269,7 +1396,7 @@ fn store<const W: u32>(g: &mut Gen<W>, addr: &Address, space: Space, ty: Ty, src
                 // Whole lines only: a warp that fills part of a line
                 // would leave it to cached stores of the next warp.
                 let streaming = space == Space::Global && bits >= 32 && W * bits / 8 >= 64;
-                store_contig(g, &hi, bits, &v, exec, streaming)
+                store_contig(g, &hi, bits, &v, exec, streaming, space == Space::Shared)
             }
             How::Reversed => {
                 let (lo, m) = reverse_access(g, &hi, bits, exec);
@@ -1279,9 +1406,9 @@ fn store<const W: u32>(g: &mut Gen<W>, addr: &Address, space: Space, ty: Ty, src
                     vt::<W>(bits),
                     reverse_lanes::<W>()
                 ));
-                store_contig(g, &lo, bits, &rv, &m, false)
+                store_contig(g, &lo, bits, &rv, &m, false, space == Space::Shared)
             }
-            How::Rows => store_rows(g, &hi, &l, bits, &v, exec),
+            How::Rows => store_rows(g, &hi, &l, bits, &v, exec, space == Space::Shared),
             How::Index(idx) => scatter_from(g, &hi, idx, bits, &v, exec),
         }
     }
@@ -1357,7 +1484,10 @@ fn branchless_scatter<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, v: &str
     g.line(&format!(
         "store <{W} x i64> {hsel}, <{W} x i64>* {ap}, align 64"
     ));
-    let vp = g.def(&format!("bitcast [{W} x i64]* %scat_val to {}*", vt::<W>(bits)));
+    let vp = g.def(&format!(
+        "bitcast [{W} x i64]* %scat_val to {}*",
+        vt::<W>(bits)
+    ));
     g.line(&format!(
         "store {} {v}, {}* {vp}, align 64",
         vt::<W>(bits),
@@ -1417,7 +1547,13 @@ fn load_per_lane<const W: u32>(
         let hi = if i == 0 {
             h.clone()
         } else {
-            bin(g, "add", 64, &h, &sc::<W>(64, u64::from(i as u32 * bits / 8)))
+            bin(
+                g,
+                "add",
+                64,
+                &h,
+                &sc::<W>(64, u64::from(i as u32 * bits / 8)),
+            )
         };
         let v = elems(g, &hi, bits, exec);
         if let Some(d) = d {
@@ -1443,7 +1579,13 @@ fn store_per_lane<const W: u32>(
         let hi = if i == 0 {
             h.clone()
         } else {
-            bin(g, "add", 64, &h, &sc::<W>(64, u64::from(i as u32 * bits / 8)))
+            bin(
+                g,
+                "add",
+                64,
+                &h,
+                &sc::<W>(64, u64::from(i as u32 * bits / 8)),
+            )
         };
         let v = g.val(*s, bits);
         elems(g, &hi, bits, &v, exec);
@@ -2178,7 +2320,10 @@ pub(crate) fn emit_inst<const W: u32>(
             let mut acc = "zeroinitializer".to_string();
             for k in 0..W {
                 let ak = g.t();
-                g.line(&format!("{ak} = extractelement {} {av}, i32 {k}", vt::<W>(bits)));
+                g.line(&format!(
+                    "{ak} = extractelement {} {av}, i32 {k}",
+                    vt::<W>(bits)
+                ));
                 let sk = g.splat(&format!("i{bits}"), &ak);
                 let eq = icmp(g, "eq", bits, &av, &sk);
                 let (sh, on) = (g.t(), g.t());
@@ -2429,7 +2574,13 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
             g.emit_label(&c2);
             g.line(&format!("br i1 {nonet}, label %{el}, label %{slow}"));
             g.emit_label(&slow);
-            let tgt = sel(g, &pv, 32, &sc::<W>(32, u64::from(ti)), &sc::<W>(32, u64::from(ei)));
+            let tgt = sel(
+                g,
+                &pv,
+                32,
+                &sc::<W>(32, u64::from(ti)),
+                &sc::<W>(32, u64::from(ei)),
+            );
             set_next(g, &tgt);
             // The earlier target that receives lanes is the candidate.
             let (lo, hi) = (ti.min(ei), ti.max(ei));
@@ -2578,7 +2729,14 @@ fn special<const W: u32>(g: &mut Gen<W>, s: Special) -> (String, u32) {
     }
 }
 
-fn compare<const W: u32>(g: &mut Gen<W>, cmp: CmpOp, ty: Ty, a: Value, b: Value, ftz: bool) -> String {
+fn compare<const W: u32>(
+    g: &mut Gen<W>,
+    cmp: CmpOp,
+    ty: Ty,
+    a: Value,
+    b: Value,
+    ftz: bool,
+) -> String {
     if ty.is_float() {
         let (x, y, ft) = match ty {
             Ty::F64 => (g.fval(a, Ty::F64), g.fval(b, Ty::F64), "double"),
@@ -2677,7 +2835,15 @@ fn compare<const W: u32>(g: &mut Gen<W>, cmp: CmpOp, ty: Ty, a: Value, b: Value,
     icmp(g, p, bits, &x, &y)
 }
 
-fn emit_int<const W: u32>(g: &mut Gen<W>, kind: &InstKind, op: IntOp, ty: Ty, dst: Reg, args: &[Value], exec: &str) {
+fn emit_int<const W: u32>(
+    g: &mut Gen<W>,
+    kind: &InstKind,
+    op: IntOp,
+    ty: Ty,
+    dst: Reg,
+    args: &[Value],
+    exec: &str,
+) {
     let bits = ty.bits();
     let signed = ty.is_signed();
     let a = |g: &mut Gen<W>, i: usize, b: u32| g.val(args[i], b);
@@ -3092,7 +3258,13 @@ fn atomic_rmw(op: AtomOp, ty: Ty) -> Option<Rmw> {
 /// 64-bit lanes out of vector registers one by one and addressing memory
 /// through them runs several times slower on Zen 4 (3.8 against 0.5 ns
 /// per bin in a C model of the histogram's loop).
-fn private_atomic<const W: u32>(g: &mut Gen<W>, rmw: Rmw, bits: u32, args: [String; 3], exec: &str) -> String {
+fn private_atomic<const W: u32>(
+    g: &mut Gen<W>,
+    rmw: Rmw,
+    bits: u32,
+    args: [String; 3],
+    exec: &str,
+) -> String {
     let eb = g.bits_of_mask(exec);
     let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
     let (lu, ll, lj) = (
@@ -3159,7 +3331,13 @@ fn private_atomic<const W: u32>(g: &mut Gen<W>, rmw: Rmw, bits: u32, args: [Stri
     ))
 }
 
-fn inline_atomic<const W: u32>(g: &mut Gen<W>, rmw: Rmw, bits: u32, xs: &[String], private: bool) -> String {
+fn inline_atomic<const W: u32>(
+    g: &mut Gen<W>,
+    rmw: Rmw,
+    bits: u32,
+    xs: &[String],
+    private: bool,
+) -> String {
     let it = format!("i{bits}");
     let ft = fty_of(if bits == 64 { Ty::F64 } else { Ty::F32 });
     let p = g.def(&format!("inttoptr i64 {} to {it}*", xs[0]));

@@ -72,10 +72,19 @@ fn uses_shared(p: &Prepared) -> bool {
     p.func.blocks.values().flat_map(|b| &b.insts).any(|i| {
         matches!(
             i.kind,
-            InstKind::Ld { space: Space::Shared, .. }
-                | InstKind::St { space: Space::Shared, .. }
-                | InstKind::Atom { space: Space::Shared, .. }
-                | InstKind::Cvta { space: Space::Shared, .. }
+            InstKind::Ld {
+                space: Space::Shared,
+                ..
+            } | InstKind::St {
+                space: Space::Shared,
+                ..
+            } | InstKind::Atom {
+                space: Space::Shared,
+                ..
+            } | InstKind::Cvta {
+                space: Space::Shared,
+                ..
+            }
         )
     })
 }
@@ -149,7 +158,10 @@ pub fn loop_pressure(k: &Kernel) -> Pressure {
             let live_in = &k.liveness.live_in[b.0 as usize];
             let vector = |r: usize| live_in[r] && k.forms.get(r).is_none_or(|f| f.is_none());
             let sum = |keep: &dyn Fn(usize) -> bool| {
-                (0..live_in.len()).filter(|&r| keep(r)).map(|r| bytes[r]).sum::<u32>()
+                (0..live_in.len())
+                    .filter(|&r| keep(r))
+                    .map(|r| bytes[r])
+                    .sum::<u32>()
             };
             Pressure {
                 live: sum(&vector),
@@ -217,13 +229,20 @@ pub fn needs_full_warps(p: &Prepared) -> Option<String> {
                 InstKind::Atom { op, ty, dst, .. } => {
                     let commutes = matches!(
                         op,
-                        AtomOp::Add | AtomOp::Min | AtomOp::Max | AtomOp::And | AtomOp::Or | AtomOp::Xor
+                        AtomOp::Add
+                            | AtomOp::Min
+                            | AtomOp::Max
+                            | AtomOp::And
+                            | AtomOp::Or
+                            | AtomOp::Xor
                     ) && !ty.is_float();
                     let shown = dst.is_some_and(|d| read[d.0 as usize]);
                     (!commutes || shown).then_some("atomics whose order shows")
                 }
                 InstKind::Fence => Some("memory fences"),
-                InstKind::Bar { kind, .. } if counted_barrier(&i.kind) || *kind != BarKind::Sync => {
+                InstKind::Bar { kind, .. }
+                    if counted_barrier(&i.kind) || *kind != BarKind::Sync =>
+                {
                     Some("barriers other than bar.sync")
                 }
                 InstKind::Builtin { .. } | InstKind::Trap => Some("printf, assert or trap"),
@@ -248,10 +267,22 @@ mod tests {
     #[test]
     fn narrow_warps_only_where_loops_spill_and_chains_stay_independent() {
         // The benchmarks' loops (bytes per lane, live and carried).
-        let fma = Pressure { live: 32, carried: 32 };
-        let mandelbrot = Pressure { live: 28, carried: 20 };
-        let three_chains = Pressure { live: 28, carried: 12 };
-        let small = Pressure { live: 4, carried: 4 };
+        let fma = Pressure {
+            live: 32,
+            carried: 32,
+        };
+        let mandelbrot = Pressure {
+            live: 28,
+            carried: 20,
+        };
+        let three_chains = Pressure {
+            live: 28,
+            carried: 12,
+        };
+        let small = Pressure {
+            live: 4,
+            carried: 4,
+        };
         assert_eq!(pick(false, || fma, AVX2), 8);
         assert_eq!(pick(false, || fma, AVX512), 32);
         assert_eq!(pick(false, || mandelbrot, AVX2), 16);
