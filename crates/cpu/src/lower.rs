@@ -876,7 +876,10 @@ fn load<const W: u32>(
     for (i, d) in dsts.iter().enumerate() {
         let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
         let v = match (&index, stride) {
-            (Some(idx), _) => gather_from(g, &hi, idx, bits, exec),
+            (Some(idx), _) => match shared_window::<W>(g, &l, bits, owned) {
+                Some(win) => gather_window(g, &hi, &win, bits, exec),
+                None => gather_from(g, &hi, idx, bits, exec),
+            },
             (None, Some(f)) => load_strided(g, &hi, f, bits, exec),
             _ if reversed => {
                 let (lo, m) = reverse_access(g, &hi, bits, exec);
@@ -1409,7 +1412,12 @@ fn store<const W: u32>(
                 store_contig(g, &lo, bits, &rv, &m, false, space == Space::Shared)
             }
             How::Rows => store_rows(g, &hi, &l, bits, &v, exec, space == Space::Shared),
-            How::Index(idx) => scatter_from(g, &hi, idx, bits, &v, exec),
+            How::Index(idx) => match shared_window::<W>(g, &l, bits, space == Space::Shared)
+                .filter(|w| w.writes_each_once())
+            {
+                Some(win) => scatter_window(g, &hi, &win, bits, &v, exec),
+                None => scatter_from(g, &hi, idx, bits, &v, exec),
+            },
         }
     }
     rejoin_after_jump(g, split, |g| {
@@ -1507,6 +1515,145 @@ fn branchless_scatter<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, v: &str
             bits / 8
         ));
     });
+}
+
+/// The elements a warp's lanes reach at known positions in shared memory,
+/// as one short vector: `n` elements from lane 0's element plus `lo`, lane
+/// `i` at `idx[i]`. The window is at most `SHARED_SLACK` bytes, so with one
+/// running lane's element in bounds all of it lies in memory the worker
+/// owns (see `crate::SHARED_SLACK`): a gather is a load and a shuffle, a
+/// scatter a shuffle, a blend and a store, with no per-lane work (the
+/// steps of a bitonic sort, a tile read down its columns).
+struct Window {
+    lo: i64,
+    n: u32,
+    idx: Vec<u32>,
+}
+
+impl Window {
+    /// Whether no two lanes share an element (a scatter's blend keeps one
+    /// value per element; colliding lanes keep the scatter's lane order).
+    fn writes_each_once(&self) -> bool {
+        let mut seen = vec![false; self.n as usize];
+        self.idx
+            .iter()
+            .all(|&j| !std::mem::replace(&mut seen[j as usize], true))
+    }
+}
+
+/// The window of `l`'s elements, for shared memory (`owned`) on CPUs
+/// without AVX-512 (which have neither a gather worth using nor a scatter).
+fn shared_window<const W: u32>(g: &Gen<W>, l: &Lanes, bits: u32, owned: bool) -> Option<Window> {
+    if !owned || g.avx512 || bits < 32 {
+        return None;
+    }
+    let size = i64::from(bits / 8);
+    let el: Vec<i64> = (0..W)
+        .map(|i| l.offset(i))
+        .map(|o| (o % size == 0).then_some(o / size))
+        .collect::<Option<_>>()?;
+    let (lo, hi) = (*el.iter().min()?, *el.iter().max()?);
+    // Whole 8-element pieces (vector registers of 32-bit lanes).
+    let n = (hi - lo + 1).checked_add(7)? / 8 * 8;
+    if n.checked_mul(size)? > crate::SHARED_SLACK as i64 {
+        return None;
+    }
+    Some(Window {
+        lo,
+        n: n as u32,
+        idx: el.iter().map(|e| (e - lo) as u32).collect(),
+    })
+}
+
+/// `win`'s window from lane 0's address `h0`, read if some lane of `exec`
+/// runs, as one vector.
+fn load_window<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    win: &Window,
+    bits: u32,
+) -> (String, String) {
+    let (n, size) = (win.n, bits / 8);
+    let base = g.def(&format!("add i64 {h0}, {}", win.lo * i64::from(size)));
+    let p = g.def(&format!("inttoptr i64 {base} to <{n} x i{bits}>*"));
+    let x = g.def(&format!(
+        "load <{n} x i{bits}>, <{n} x i{bits}>* {p}, align {size}"
+    ));
+    (p, x)
+}
+
+/// Branch on some lane of `exec` running: returns the labels of the
+/// running side (current on return) and of the join.
+fn if_some_lane<const W: u32>(g: &mut Gen<W>, exec: &str) -> (String, String, String) {
+    let eb = g.bits_of_mask(exec);
+    let some = g.def(&format!("icmp ne i32 {eb}, 0"));
+    let (go, none, join) = (g.label("win_go"), g.label("win_none"), g.label("win_join"));
+    g.line(&format!("br i1 {some}, label %{go}, label %{none}"));
+    g.emit_label(&none);
+    g.line(&format!("br label %{join}"));
+    g.emit_label(&go);
+    (go, none, join)
+}
+
+fn gather_window<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    win: &Window,
+    bits: u32,
+    exec: &str,
+) -> String {
+    let (_, none, join) = if_some_lane(g, exec);
+    let (_, x) = load_window(g, h0, win, bits);
+    let idx: Vec<String> = win.idx.iter().map(|j| format!("i32 {j}")).collect();
+    let v = g.def(&format!(
+        "shufflevector <{n} x i{bits}> {x}, <{n} x i{bits}> undef, <{W} x i32> <{}>",
+        idx.join(", "),
+        n = win.n
+    ));
+    let go_end = g.label("win_got");
+    g.line(&format!("br label %{go_end}"));
+    g.emit_label(&go_end);
+    g.line(&format!("br label %{join}"));
+    g.emit_label(&join);
+    g.def(&format!(
+        "phi <{W} x i{bits}> [ {v}, %{go_end} ], [ zeroinitializer, %{none} ]"
+    ))
+}
+
+fn scatter_window<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    win: &Window,
+    bits: u32,
+    v: &str,
+    exec: &str,
+) {
+    let n = win.n;
+    // The lane writing each element; W (the zero vector's first lane,
+    // for the mask) where none does.
+    let mut by = vec![W; n as usize];
+    for (lane, &j) in win.idx.iter().enumerate() {
+        by[j as usize] = lane as u32;
+    }
+    let inv: Vec<String> = by.iter().map(|&k| format!("i32 {k}")).collect();
+    let inv = format!("<{}>", inv.join(", "));
+    let (_, _, join) = if_some_lane(g, exec);
+    let (p, old) = load_window(g, h0, win, bits);
+    let x = g.def(&format!(
+        "shufflevector <{W} x i{bits}> {v}, <{W} x i{bits}> zeroinitializer, <{n} x i32> {inv}"
+    ));
+    let m = g.def(&format!(
+        "shufflevector <{W} x i1> {exec}, <{W} x i1> zeroinitializer, <{n} x i32> {inv}"
+    ));
+    let y = g.def(&format!(
+        "select <{n} x i1> {m}, <{n} x i{bits}> {x}, <{n} x i{bits}> {old}"
+    ));
+    g.line(&format!(
+        "store <{n} x i{bits}> {y}, <{n} x i{bits}>* {p}, align {}",
+        bits / 8
+    ));
+    g.line(&format!("br label %{join}"));
+    g.emit_label(&join);
 }
 
 fn gather_from<const W: u32>(g: &mut Gen<W>, h: &str, idx: &str, bits: u32, exec: &str) -> String {
