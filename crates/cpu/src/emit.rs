@@ -2163,7 +2163,7 @@ fn dispatcher_and_blocks<const W: u32>(
             Some(Terminator::Jump(t)) => Some(p.id_of[t.0 as usize]),
             _ => None,
         };
-        let groups = crate::lower::load_groups(&g, &block.insts);
+        let groups = crate::lower::load_groups(&g.lanes, &block.insts, W);
         for (k, inst) in block.insts.iter().enumerate() {
             if let Some(group) = groups.iter().find(|x| x.first() == k) {
                 crate::lower::emit_load_group(g, &block.insts, group)?;

@@ -1071,10 +1071,11 @@ impl LoadGroup {
 /// one: unguarded, not volatile, and between them only loads and pure
 /// instructions that touch neither the group's destinations nor its base
 /// register.
-pub(crate) fn load_groups<const W: u32>(g: &Gen<W>, insts: &[Inst]) -> Vec<LoadGroup> {
+/// `lanes` are the registers' lane forms at warps of `w` lanes.
+pub(crate) fn load_groups(lanes: &[Option<Lanes>], insts: &[Inst], w: u32) -> Vec<LoadGroup> {
     use std::collections::BTreeMap;
     // The transposes work on 16 x 16 blocks.
-    if W < 16 {
+    if w < 16 {
         return Vec::new();
     }
     let row_bytes = i64::from(ROW) * 4;
@@ -1097,7 +1098,10 @@ pub(crate) fn load_groups<const W: u32>(g: &Gen<W>, insts: &[Inst]) -> Vec<LoadG
             && ty.bits() == 32
             && matches!(dsts.as_slice(), [Some(d)] if *d != r)
             && matches!(space, Space::Global | Space::Generic | Space::Shared)
-            && g.lanes[r.0 as usize]
+            && lanes
+                .get(r.0 as usize)
+                .copied()
+                .flatten()
                 .is_some_and(|l| l.extra == 0 && l.jump == 0 && l.stride == row_bytes);
         if fits {
             let key = (r.0, addr.offset.div_euclid(row_bytes), *space as u8);
