@@ -725,19 +725,8 @@ impl<'a, const W: u32> Gen<'a, W> {
                     return self.conv(&x, 1, bits, false);
                 }
                 if bits == 1 && rb != 1 {
-                    let c = self.t();
                     let one = self.conv(&x, rb, rb, false);
-                    let z = self.t();
-                    self.line(&format!(
-                        "{z} = and {} {one}, {}",
-                        vt::<W>(rb),
-                        sc::<W>(rb, 1)
-                    ));
-                    self.line(&format!(
-                        "{c} = icmp ne {} {z}, zeroinitializer",
-                        vt::<W>(rb)
-                    ));
-                    return c;
+                    return self.low_bit(&one, rb);
                 }
                 self.conv(&x, rb, bits, false)
             }
@@ -752,22 +741,17 @@ impl<'a, const W: u32> Gen<'a, W> {
         }
     }
 
+    /// Each lane's lowest bit of `x` (`<W x i{bits}>`), as a predicate.
+    fn low_bit(&mut self, x: &str, bits: u32) -> String {
+        let z = self.def(&format!("and {} {x}, {}", vt::<W>(bits), sc::<W>(bits, 1)));
+        self.def(&format!("icmp ne {} {z}, zeroinitializer", vt::<W>(bits)))
+    }
+
     /// Write `v` (`<32 x i{bits}>`) to register `r` in the lanes of `exec`.
     pub(crate) fn set(&mut self, r: Reg, v: &str, bits: u32, signed: bool, exec: &str) {
         let rb = self.reg_bits[r.0 as usize];
         let v = if rb == 1 && bits != 1 {
-            let c = self.t();
-            let one = self.t();
-            self.line(&format!(
-                "{one} = and {} {v}, {}",
-                vt::<W>(bits),
-                sc::<W>(bits, 1)
-            ));
-            self.line(&format!(
-                "{c} = icmp ne {} {one}, zeroinitializer",
-                vt::<W>(bits)
-            ));
-            c
+            self.low_bit(v, bits)
         } else {
             self.conv(v, bits, rb, signed)
         };

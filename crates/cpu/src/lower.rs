@@ -1569,34 +1569,24 @@ fn shared_window<const W: u32>(g: &Gen<W>, l: &Lanes, bits: u32, owned: bool) ->
     })
 }
 
-/// `win`'s window from lane 0's address `h0`, read if some lane of `exec`
-/// runs, as one vector.
-fn load_window<const W: u32>(
+/// Where `win`'s window starts, as a pointer: at lane 0's address `h0`
+/// plus the window's offset when some lane of `exec` runs, else at the
+/// start of shared memory, whose slack holds any window (no lane's address
+/// need mean anything then, and a write-back of what was read is harmless
+/// in memory the worker owns). No branch: the sort's masks are data.
+fn window_ptr<const W: u32>(
     g: &mut Gen<W>,
     h0: &str,
     win: &Window,
     bits: u32,
-) -> (String, String) {
-    let (n, size) = (win.n, bits / 8);
-    let base = g.def(&format!("add i64 {h0}, {}", win.lo * i64::from(size)));
-    let p = g.def(&format!("inttoptr i64 {base} to <{n} x i{bits}>*"));
-    let x = g.def(&format!(
-        "load <{n} x i{bits}>, <{n} x i{bits}>* {p}, align {size}"
-    ));
-    (p, x)
-}
-
-/// Branch on some lane of `exec` running: returns the labels of the
-/// running side (current on return) and of the join.
-fn if_some_lane<const W: u32>(g: &mut Gen<W>, exec: &str) -> (String, String, String) {
+    exec: &str,
+) -> String {
     let eb = g.bits_of_mask(exec);
     let some = g.def(&format!("icmp ne i32 {eb}, 0"));
-    let (go, none, join) = (g.label("win_go"), g.label("win_none"), g.label("win_join"));
-    g.line(&format!("br i1 {some}, label %{go}, label %{none}"));
-    g.emit_label(&none);
-    g.line(&format!("br label %{join}"));
-    g.emit_label(&go);
-    (go, none, join)
+    let at = g.def(&format!("add i64 {h0}, {}", win.lo * i64::from(bits / 8)));
+    let start = g.env(env::SHARED);
+    let base = g.def(&format!("select i1 {some}, i64 {at}, i64 {start}"));
+    g.def(&format!("inttoptr i64 {base} to <{} x i{bits}>*", win.n))
 }
 
 fn gather_window<const W: u32>(
@@ -1606,21 +1596,16 @@ fn gather_window<const W: u32>(
     bits: u32,
     exec: &str,
 ) -> String {
-    let (_, none, join) = if_some_lane(g, exec);
-    let (_, x) = load_window(g, h0, win, bits);
-    let idx: Vec<String> = win.idx.iter().map(|j| format!("i32 {j}")).collect();
-    let v = g.def(&format!(
-        "shufflevector <{n} x i{bits}> {x}, <{n} x i{bits}> undef, <{W} x i32> <{}>",
-        idx.join(", "),
-        n = win.n
+    let n = win.n;
+    let p = window_ptr(g, h0, win, bits, exec);
+    let x = g.def(&format!(
+        "load <{n} x i{bits}>, <{n} x i{bits}>* {p}, align {}",
+        bits / 8
     ));
-    let go_end = g.label("win_got");
-    g.line(&format!("br label %{go_end}"));
-    g.emit_label(&go_end);
-    g.line(&format!("br label %{join}"));
-    g.emit_label(&join);
+    let idx: Vec<String> = win.idx.iter().map(|j| format!("i32 {j}")).collect();
     g.def(&format!(
-        "phi <{W} x i{bits}> [ {v}, %{go_end} ], [ zeroinitializer, %{none} ]"
+        "shufflevector <{n} x i{bits}> {x}, <{n} x i{bits}> undef, <{W} x i32> <{}>",
+        idx.join(", ")
     ))
 }
 
@@ -1641,8 +1626,11 @@ fn scatter_window<const W: u32>(
     }
     let inv: Vec<String> = by.iter().map(|&k| format!("i32 {k}")).collect();
     let inv = format!("<{}>", inv.join(", "));
-    let (_, _, join) = if_some_lane(g, exec);
-    let (p, old) = load_window(g, h0, win, bits);
+    let p = window_ptr(g, h0, win, bits, exec);
+    let old = g.def(&format!(
+        "load <{n} x i{bits}>, <{n} x i{bits}>* {p}, align {}",
+        bits / 8
+    ));
     let x = g.def(&format!(
         "shufflevector <{W} x i{bits}> {v}, <{W} x i{bits}> zeroinitializer, <{n} x i32> {inv}"
     ));
@@ -1656,8 +1644,6 @@ fn scatter_window<const W: u32>(
         "store <{n} x i{bits}> {y}, <{n} x i{bits}>* {p}, align {}",
         bits / 8
     ));
-    g.line(&format!("br label %{join}"));
-    g.emit_label(&join);
 }
 
 fn gather_from<const W: u32>(g: &mut Gen<W>, h: &str, idx: &str, bits: u32, exec: &str) -> String {
