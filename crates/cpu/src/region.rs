@@ -98,8 +98,12 @@ pub fn blocks(p: &Prepared, entry: u32) -> Vec<bool> {
             continue;
         }
         let block = &f.blocks[p.order[id as usize]];
-        let is_barrier =
-            matches!(block.insts.first(), Some(i) if matches!(i.kind, InstKind::Bar { .. }));
+        // `bar.arrive` counts the lanes and lets them go on (see
+        // `lower::emit_inst`): its block is an ordinary one here.
+        let is_barrier = matches!(
+            block.insts.first(),
+            Some(i) if matches!(i.kind, InstKind::Bar { kind, .. } if kind != BarKind::Arrive)
+        );
         if is_barrier {
             continue;
         }

@@ -86,3 +86,36 @@ fn a_barrier_id_out_of_range_is_reported() {
         assert!(e.contains("out of range"), "{backend:?}: {e}");
     }
 }
+
+#[test]
+fn full_warps_started_in_their_own_function_run_on_past_an_arrival() {
+    let blocks = 3u32;
+    let input: Vec<i32> = (0..blocks as i32 * 32).map(|i| i * 11 - 40).collect();
+    let expect: Vec<i32> = (0..blocks as usize * 64)
+        .map(|i| {
+            let (b, t) = (i / 64, i % 64);
+            if t < 32 {
+                -1
+            } else {
+                input[b * 32 + 31 - (t - 32)] * 5 + 1
+            }
+        })
+        .collect();
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new().with_backend(backend);
+        let m = module(&dev);
+        let k = m.kernel("arrive_once").unwrap();
+        // Compiled, not left to the interpreter for bad generated code.
+        assert_eq!(k.effective_backend([64, 1, 1]), (backend, None));
+        let din = dev.buffer_from(&input).unwrap();
+        let out = dev.buffer_zeroed(blocks as usize * 64 * 4).unwrap();
+        k.launch(
+            [blocks, 1, 1],
+            [64, 1, 1],
+            0,
+            &[Arg::Buffer(&din), Arg::Buffer(&out)],
+        )
+        .unwrap_or_else(|e| panic!("{backend:?}: {e}"));
+        assert_eq!(out.to_vec::<i32>().unwrap(), expect, "{backend:?}");
+    }
+}

@@ -40,3 +40,20 @@ extern "C" __global__ void barrier_id_out_of_range(int* out)
     asm volatile("bar.sync 100;" ::: "memory");
     out[threadIdx.x] = 1;
 }
+
+// One hand-over, no loop: warp 0 arrives at barrier 1 after writing, warp 1
+// waits there and reads. Small enough that full warps start in a function
+// of their own (`@wf_fresh`), which must run on past the arrival.
+extern "C" __global__ void arrive_once(const int* in, int* out)
+{
+    __shared__ int buf[32];
+    int t = threadIdx.x, lane = t & 31;
+    if (t < 32) {
+        buf[lane] = in[blockIdx.x * 32 + lane] * 5;
+        asm volatile("bar.arrive 1, 64;" ::: "memory");
+        out[blockIdx.x * 64 + t] = -1;
+    } else {
+        asm volatile("bar.sync 1, 64;" ::: "memory");
+        out[blockIdx.x * 64 + t] = buf[31 - lane] + 1;
+    }
+}
