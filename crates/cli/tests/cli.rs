@@ -168,6 +168,46 @@ fn saxpy_dir() -> PathBuf {
     corpus_dir().join("saxpy")
 }
 
+/// `warpfold run` of the corpus saxpy on its 3000-element inputs (from
+/// its folder), with `extra` arguments and the outputs going to `out`.
+fn run_saxpy(extra: &[&str], out: &Path) -> Output {
+    bin()
+        .current_dir(saxpy_dir())
+        .arg("run")
+        .arg(saxpy())
+        .args([
+            "--kernel",
+            "saxpy",
+            "--grid",
+            "4",
+            "--block",
+            "128",
+            "--arg",
+            "i32=3000",
+            "--arg",
+            "f32=1.5",
+            "--arg",
+            "@inputs/x.npy",
+            "--arg",
+            "@inputs/y.npy",
+        ])
+        .args(extra)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+/// The JSON object `--json` prints on the last line of standard output.
+fn last_json(o: &Output) -> serde_json::Value {
+    let last = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .last()
+        .unwrap_or("")
+        .to_string();
+    serde_json::from_str(&last).unwrap_or_else(|e| panic!("{e}: {last}"))
+}
+
 #[test]
 fn inspect_lists_kernels_and_ir() {
     let o = bin().arg("inspect").arg(saxpy()).output().unwrap();
@@ -309,41 +349,10 @@ fn malformed_ptx_gets_a_located_diagnostic() {
 #[test]
 fn reps_and_outputs() {
     let out = tmpdir("reps");
-    let o = bin()
-        .current_dir(saxpy_dir())
-        .arg("run")
-        .arg(saxpy())
-        .args([
-            "--kernel",
-            "saxpy",
-            "--grid",
-            "4",
-            "--block",
-            "128",
-            "--arg",
-            "i32=3000",
-            "--arg",
-            "f32=1.5",
-            "--arg",
-            "@inputs/x.npy",
-            "--arg",
-            "@inputs/y.npy",
-            "--reps",
-            "3",
-            "--json",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = run_saxpy(&["--reps", "3", "--json"], &out);
     let t = text(&o);
     assert!(o.status.success(), "{t}");
-    let last = String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .last()
-        .unwrap()
-        .to_string();
-    let j: serde_json::Value = serde_json::from_str(&last).unwrap();
+    let j = last_json(&o);
     assert_eq!(j["launches"], 3);
     // Buffers are reset before every launch: the output is one saxpy's.
     let got = read_npy(&out.join("arg3.npy")).unwrap();
@@ -374,26 +383,7 @@ fn cuda_source_without_nvrtc_says_how_to_install() {
 #[test]
 fn compare_runs_both_backends_and_checks_outputs() {
     let out = tmpdir("compare");
-    let o = bin()
-        .current_dir(saxpy_dir())
-        .arg("run")
-        .arg(saxpy())
-        .args([
-            "--kernel", "saxpy", "--grid", "4", "--block", "128", "--arg", "i32=3000", "--arg",
-            "f32=1.5",
-        ])
-        .args([
-            "--arg",
-            "@inputs/x.npy",
-            "--arg",
-            "@inputs/y.npy",
-            "--compare",
-            "--json",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = run_saxpy(&["--compare", "--json"], &out);
     let t = text(&o);
     assert!(o.status.success(), "{t}");
     assert!(
@@ -411,12 +401,7 @@ fn compare_runs_both_backends_and_checks_outputs() {
         speed.0 >= 1.0 && (speed.1.starts_with("faster") || speed.1.starts_with("slower")),
         "{t}"
     );
-    let last = String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .last()
-        .unwrap()
-        .to_string();
-    let j: serde_json::Value = serde_json::from_str(&last).unwrap();
+    let j = last_json(&o);
     assert_eq!(j["backend"], "cpu");
     assert!(j["interp_ms"].as_f64().is_some());
 }
@@ -425,44 +410,12 @@ fn compare_runs_both_backends_and_checks_outputs() {
 fn warp_width_asks_for_narrow_warps_and_says_so() {
     for (lanes, says) in [("8", true), ("16", true), ("32", false)] {
         let out = tmpdir(&format!("width{lanes}"));
-        let o = bin()
-            .current_dir(saxpy_dir())
-            .arg("run")
-            .arg(saxpy())
-            .args([
-                "--kernel",
-                "saxpy",
-                "--grid",
-                "4",
-                "--block",
-                "128",
-                "--arg",
-                "i32=3000",
-                "--arg",
-                "f32=1.5",
-                "--arg",
-                "@inputs/x.npy",
-                "--arg",
-                "@inputs/y.npy",
-                "--compare",
-                "--json",
-                "--warp-width",
-                lanes,
-                "--out",
-            ])
-            .arg(&out)
-            .output()
-            .unwrap();
+        let o = run_saxpy(&["--compare", "--json", "--warp-width", lanes], &out);
         let t = text(&o);
         assert!(o.status.success(), "{t}");
         assert!(t.contains("outputs identical"), "{t}");
         assert_eq!(t.contains(&format!("warps of {lanes} lanes")), says, "{t}");
-        let last = String::from_utf8_lossy(&o.stdout)
-            .lines()
-            .last()
-            .unwrap()
-            .to_string();
-        let j: serde_json::Value = serde_json::from_str(&last).unwrap();
+        let j = last_json(&o);
         assert_eq!(j["warp_lanes"].to_string(), lanes, "{t}");
     }
     fails_cleanly(

@@ -534,6 +534,15 @@ impl<'a, const W: u32> Gen<'a, W> {
 
     /// Convert between the saved and the register form of a value.
     pub(crate) fn cast(&mut self, v: &str, from: &str, to: &str) -> String {
+        if !self.avx512 && from == format!("i{W}") && to == mask_ty::<W>() {
+            // Not a bitcast: see `bits_in_state`.
+            let b = if W == 32 {
+                v.to_string()
+            } else {
+                self.def(&format!("zext i{W} {v} to i32"))
+            };
+            return self.mask_of_bits(&b);
+        }
         let op = match (from, to) {
             (f, t) if f == t => return v.to_string(),
             ("i8", "i1") => "trunc",
@@ -795,12 +804,7 @@ impl<'a, const W: u32> Gen<'a, W> {
         if self.bits_in_state(i, rb) {
             let p = self.def(&format!("bitcast <{W} x i1>* %r{i} to i{W}*"));
             let b = self.def(&format!("load i{W}, i{W}* {p}"));
-            let b = if W == 32 {
-                b
-            } else {
-                self.def(&format!("zext i{W} {b} to i32"))
-            };
-            return self.mask_of_bits(&b);
+            return self.cast(&b, &format!("i{W}"), &mask_ty::<W>());
         }
         self.def(&format!("load {}, {}* %r{i}", vt::<W>(rb), vt::<W>(rb)))
     }
@@ -2405,17 +2409,7 @@ fn load_saved_regs_where<const W: u32>(
         let p = g.state_ptr(reg_offsets[i], &mem);
         let v = g.t();
         g.line(&format!("{v} = load {mem}, {mem}* {p}, align 4"));
-        let v = if *b == 1 && !g.scalar(i) && !g.avx512 {
-            // Not a bitcast: see `Gen::bits_in_state`.
-            let v = if W == 32 {
-                v
-            } else {
-                g.def(&format!("zext i{W} {v} to i32"))
-            };
-            g.mask_of_bits(&v)
-        } else {
-            g.cast(&v, &mem, &val)
-        };
+        let v = g.cast(&v, &mem, &val);
         g.line(&format!("store {val} {v}, {val}* %r{i}"));
         if g.has_jump(i) {
             let p = g.state_ptr(reg_offsets[i] + JUMP_AT, "i32");

@@ -427,29 +427,15 @@ fn store_rows<const W: u32>(
         ));
         let p = g.def(&format!("inttoptr i64 {base} to <{w} x i{bits}>*"));
         if owned && !g.avx512 {
-            // As in `store_contig`: a row with a running lane lies within
-            // the slack around shared memory.
+            // A row with a running lane lies within the slack.
             let mb = g.def(&format!("bitcast <{w} x i1> {m} to i{w}"));
             let any = g.def(&format!("icmp ne i{w} {mb}, 0"));
-            let (rmw, join) = (g.label("row_blend"), g.label("row_blendj"));
-            g.line(&format!("br i1 {any}, label %{rmw}, label %{join}"));
-            g.emit_label(&rmw);
-            let old = g.def(&format!(
-                "load <{w} x i{bits}>, <{w} x i{bits}>* {p}, align {size}"
-            ));
-            let y = g.def(&format!(
-                "select <{w} x i1> {m}, <{w} x i{bits}> {x}, <{w} x i{bits}> {old}"
-            ));
+            blend_store_if(g, &any, &p, w, bits, &x, &m);
+        } else {
             g.line(&format!(
-                "store <{w} x i{bits}> {y}, <{w} x i{bits}>* {p}, align {size}"
+                "call void @llvm.masked.store.v{w}i{bits}.p0v{w}i{bits}(<{w} x i{bits}> {x}, <{w} x i{bits}>* {p}, i32 {size}, <{w} x i1> {m})"
             ));
-            g.line(&format!("br label %{join}"));
-            g.emit_label(&join);
-            continue;
         }
-        g.line(&format!(
-            "call void @llvm.masked.store.v{w}i{bits}.p0v{w}i{bits}(<{w} x i{bits}> {x}, <{w} x i{bits}>* {p}, i32 {size}, <{w} x i1> {m})"
-        ));
     }
 }
 
@@ -756,38 +742,46 @@ fn store_contig<const W: u32>(
     whole(g, &format!("align {size}"));
     g.emit_label(&lm);
     if owned && !g.avx512 {
-        // Without AVX-512 a masked store is microcoded on some CPUs (about
-        // ten times a plain one on Zen 3) and a later load of the same
-        // bytes cannot take its value from it. In memory this worker alone
-        // writes, with slack around it (shared memory, `SHARED_SLACK`), a
-        // read, a blend and a plain store do the same: no other thread
-        // can write the other lanes' bytes in between.
         let some = g.def(&format!("icmp ne i32 {eb}, 0"));
-        let rmw = g.label("st_blend");
-        g.line(&format!("br i1 {some}, label %{rmw}, label %{lj}"));
-        g.emit_label(&rmw);
-        let old = g.def(&format!(
-            "load {}, {}* {bp}, align {size}",
-            vt::<W>(bits),
-            vt::<W>(bits)
-        ));
-        let x = g.def(&format!(
-            "select <{W} x i1> {exec}, {} {v}, {} {old}",
-            vt::<W>(bits),
-            vt::<W>(bits)
-        ));
-        g.line(&format!(
-            "store {} {x}, {}* {bp}, align {size}",
-            vt::<W>(bits),
-            vt::<W>(bits)
-        ));
-        g.line(&format!("br label %{lj}"));
-        g.emit_label(&lj);
-        return;
+        blend_store_if(g, &some, &bp, W, bits, v, exec);
+    } else {
+        g.line(&format!("call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({} {v}, {}* {bp}, i32 {size}, <{W} x i1> {exec})", vt::<W>(bits), vt::<W>(bits)));
     }
-    g.line(&format!("call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({} {v}, {}* {bp}, i32 {size}, <{W} x i1> {exec})", vt::<W>(bits), vt::<W>(bits)));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
+}
+
+/// `x` (`<n x i{bits}>`) to the elements at `p` where mask `m` is set, as
+/// a read, a blend and a plain store. Only for memory this worker alone
+/// writes, with slack around it (shared memory, see `crate::SHARED_SLACK`):
+/// no other thread can write the other elements in between. Without
+/// AVX-512 a masked store is microcoded on some CPUs (about ten times a
+/// plain one on Zen 3), and a later load of the same bytes cannot take its
+/// value from it.
+fn blend_store<const W: u32>(g: &mut Gen<W>, p: &str, n: u32, bits: u32, x: &str, m: &str) {
+    let (t, align) = (format!("<{n} x i{bits}>"), bits / 8);
+    let old = g.def(&format!("load {t}, {t}* {p}, align {align}"));
+    let y = g.def(&format!("select <{n} x i1> {m}, {t} {x}, {t} {old}"));
+    g.line(&format!("store {t} {y}, {t}* {p}, align {align}"));
+}
+
+/// `blend_store` when `any` (some element of `m` is set): with none,
+/// `p` need not point into the slack.
+fn blend_store_if<const W: u32>(
+    g: &mut Gen<W>,
+    any: &str,
+    p: &str,
+    n: u32,
+    bits: u32,
+    x: &str,
+    m: &str,
+) {
+    let (go, join) = (g.label("st_blend"), g.label("st_blendj"));
+    g.line(&format!("br i1 {any}, label %{go}, label %{join}"));
+    g.emit_label(&go);
+    blend_store(g, p, n, bits, x, m);
+    g.line(&format!("br label %{join}"));
+    g.emit_label(&join);
 }
 
 /// Whether `dst` takes `src`'s value as is and both hold NaNs made
@@ -1627,23 +1621,13 @@ fn scatter_window<const W: u32>(
     let inv: Vec<String> = by.iter().map(|&k| format!("i32 {k}")).collect();
     let inv = format!("<{}>", inv.join(", "));
     let p = window_ptr(g, h0, win, bits, exec);
-    let old = g.def(&format!(
-        "load <{n} x i{bits}>, <{n} x i{bits}>* {p}, align {}",
-        bits / 8
-    ));
     let x = g.def(&format!(
         "shufflevector <{W} x i{bits}> {v}, <{W} x i{bits}> zeroinitializer, <{n} x i32> {inv}"
     ));
     let m = g.def(&format!(
         "shufflevector <{W} x i1> {exec}, <{W} x i1> zeroinitializer, <{n} x i32> {inv}"
     ));
-    let y = g.def(&format!(
-        "select <{n} x i1> {m}, <{n} x i{bits}> {x}, <{n} x i{bits}> {old}"
-    ));
-    g.line(&format!(
-        "store <{n} x i{bits}> {y}, <{n} x i{bits}>* {p}, align {}",
-        bits / 8
-    ));
+    blend_store(g, &p, n, bits, &x, &m);
 }
 
 fn gather_from<const W: u32>(g: &mut Gen<W>, h: &str, idx: &str, bits: u32, exec: &str) -> String {
