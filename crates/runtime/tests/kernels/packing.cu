@@ -12,8 +12,10 @@ __device__ unsigned lane_id()
 
 // Every thread records who it is, and a saxpy on the global index (a
 // real CTA's blockIdx.x * blockDim.x + threadIdx.x, unit stride across a
-// packed warp). A per-thread array indexed at run time lives in local
-// memory: each packed thread needs its own frame.
+// packed warp) by the threads of the first row and plane, the only ones
+// whose index is their own (others would race on y, and the result would
+// depend on which CTA ran first). A per-thread array indexed at run time
+// lives in local memory: each packed thread needs its own frame.
 extern "C" __global__ void who_am_i(unsigned* out, float* y, const float* x, int n)
 {
     int b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
@@ -28,8 +30,10 @@ extern "C" __global__ void who_am_i(unsigned* out, float* y, const float* x, int
     int seen[8];
     for (int i = 0; i < 8; i++) seen[i] = i * t;
     o[7] = seen[(t + b) & 7] + gridDim.x;
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    y[i] = 2.0f * x[i] + y[i];
+    if (blockIdx.y == 0 && blockIdx.z == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        y[i] = 2.0f * x[i] + y[i];
+    }
 }
 
 // Shuffles inside a block of 8 or 16 threads: a whole-warp broadcast of
