@@ -1928,8 +1928,13 @@ pub(crate) fn emit_inst<const W: u32>(
         }
         InstKind::Selp { ty, dst, a, b, c } => {
             let bits = if *ty == Ty::Pred { 1 } else { ty.bits() };
-            let x = g.val(*a, bits);
-            let y = g.val(*b, bits);
+            // Into a lazily canonical register: the operands' raw bits
+            // (both are lazy too, or harmless constants).
+            let (x, y) = if g.float_reg[dst.0 as usize].is_some_and(|t| t.bits() == bits) {
+                (g.val_raw(*a, bits), g.val_raw(*b, bits))
+            } else {
+                (g.val(*a, bits), g.val(*b, bits))
+            };
             let cv = g.val(*c, 1);
             let r = sel(g, &cv, bits, &x, &y);
             g.set(*dst, &r, bits, false, &exec);

@@ -378,9 +378,12 @@ pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
         let mut changed = false;
         for b in f.blocks.values() {
             for i in &b.insts {
-                let lazy = |v: &Value, out: &[Option<Ty>]| match v {
-                    Value::Reg(r) => out[r.0 as usize],
-                    Value::Imm(_) => None,
+                // A constant is as good as a lazy register unless it is a
+                // NaN other than the canonical one (which a lazy register
+                // would turn into the canonical one when observed).
+                let carried = |v: &Value, want: Option<Ty>, out: &[Option<Ty>]| match v {
+                    Value::Reg(r) => want.is_some() && out[r.0 as usize] == want,
+                    Value::Imm(x) => want.is_some_and(|t| keeps_its_bits(*x, t)),
                 };
                 let fine = |d: Reg, out: &[Option<Ty>]| -> bool {
                     let want = out[d.0 as usize];
@@ -390,10 +393,17 @@ pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
                                 && want == Some(*ty)
                         }
                         InstKind::Mov { ty, src, .. } => {
-                            want.is_some_and(|t| t.bits() == ty.bits()) && lazy(src, out) == want
+                            want.is_some_and(|t| t.bits() == ty.bits()) && carried(src, want, out)
+                        }
+                        // A select picks one of two values without looking
+                        // at them (LU's `below ? a - l * u : a`).
+                        InstKind::Selp { ty, a, b, .. } => {
+                            want.is_some_and(|t| t.bits() == ty.bits())
+                                && carried(a, want, out)
+                                && carried(b, want, out)
                         }
                         InstKind::Shfl { dst, a, .. } => {
-                            d == *dst && want == Some(Ty::F32) && lazy(a, out) == want
+                            d == *dst && want == Some(Ty::F32) && carried(a, want, out)
                         }
                         _ => false,
                     }
@@ -409,6 +419,17 @@ pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
         if !changed {
             return out;
         }
+    }
+}
+
+/// Whether constant `x` reads the same as a lazily canonical register of
+/// type `t` holding it: anything but a NaN other than the canonical one.
+fn keeps_its_bits(x: u64, t: Ty) -> bool {
+    if t == Ty::F64 {
+        !f64::from_bits(x).is_nan() || x == 0x7fff_ffff_ffff_ffff
+    } else {
+        let x = x as u32;
+        !f32::from_bits(x).is_nan() || x == 0x7fff_ffff
     }
 }
 

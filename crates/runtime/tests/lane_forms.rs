@@ -362,6 +362,30 @@ fn nans_from_arithmetic_stay_canonical_through_moves_shuffles_abs_and_neg() {
 }
 
 #[test]
+fn nans_through_selects_are_canonical_unless_a_constant_says_otherwise() {
+    let nan = 0x7fff_ffffu32;
+    let mut want: Vec<u32> = (0..32)
+        .map(|t| if t < 16 { nan } else { 1.0f32.to_bits() })
+        .collect();
+    want.extend((0..32).map(|t| match t {
+        16.. => 0x7fc0_0001,
+        _ if t % 2 == 0 => nan,
+        _ => f32::INFINITY.to_bits(),
+    }));
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(64 * 4).unwrap();
+        kernel(&m, "nanselects", backend, [32, 1, 1])
+            .launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        let got = u32s(&out);
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "{backend:?}: word {i}: {g:#x} != {w:#x}");
+        }
+    }
+}
+
+#[test]
 fn lanes_whose_guard_is_off_take_no_part_in_a_shuffle() {
     let together: Vec<u32> = (0..32).map(|t| if t < 20 { t } else { 7 }).collect();
     let apart: Vec<u32> = (0..32)
