@@ -116,6 +116,13 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// How registers vary across lanes; uniform and affine ones are kept
     /// as one scalar, lane 0's value (see `lanes`).
     pub(crate) lanes: Vec<Option<Lanes>>,
+    /// Lane forms for warps of `row_width` lanes, a block row narrower
+    /// than the warp (16 of a 16 x 16 block), where the kernel does not
+    /// observe its warp: a register with none of its own above may have
+    /// one here, and then each row's lanes are related though the rows
+    /// are not (`a[row * k + tx]` with `k` a parameter). Empty otherwise.
+    pub(crate) row_lanes: Vec<Option<Lanes>>,
+    pub(crate) row_width: u32,
     /// Where each jump-form register's jump lane comes from.
     jumps: Vec<Option<JumpFrom>>,
     /// Per block: every live lane runs it together (see `lanes`).
@@ -1393,6 +1400,16 @@ pub fn emit<const W: u32>(
     let state_bytes = off;
     let liveness = crate::uniform::liveness(p);
     let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, W, &liveness);
+    let row_width = shape[0];
+    let row_lanes = if W > row_width
+        && (8..=16).contains(&row_width)
+        && row_width.is_power_of_two()
+        && crate::width::needs_full_warps(p).is_none()
+    {
+        crate::lanes::lane_forms(m, p, shape, grid_fits, row_width, &liveness).forms
+    } else {
+        Vec::new()
+    };
     let mut g = Gen::<W> {
         m,
         p,
@@ -1402,6 +1419,8 @@ pub fn emit<const W: u32>(
         descs: Vec::new(),
         reg_bits: reg_bits.clone(),
         lanes: forms.forms,
+        row_lanes,
+        row_width,
         jumps: forms.jumps,
         convergent: forms.convergent,
         cur_convergent: false,

@@ -1,0 +1,23 @@
+// Kernels for crates/runtime/tests/row_loads.rs. Regenerate the PTX with
+//   warpfold inspect row_loads.cu --emit ptx > row_loads.ptx
+
+// Each block row reads its own row of a matrix whose pitch is a
+// parameter, as a tile load of a 16 x 16 SGEMM does: a warp of 32 lanes
+// holds two (or four) block rows whose addresses are far apart, so the
+// warp's addresses have no fixed pattern, while each row's are
+// consecutive. Columns past `cols` leave partial rows.
+extern "C" __global__ void tile_rows(const float* a, float* out, int pitch, int rows, int cols)
+{
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows && c < cols) out[r * cols + c] = a[r * pitch + c] * 2.0f + 1.0f;
+}
+
+// The same read where the first lanes of each row take no part and the
+// row's addresses are worked out only by the lanes that do (inside the
+// branch): the lanes off hold no address.
+extern "C" __global__ void skip_first(const float* a, int pitch, float* out)
+{
+    int tx = threadIdx.x, ty = threadIdx.y;
+    if (tx >= 4) out[ty * blockDim.x + tx] = a[ty * pitch + tx];
+}

@@ -1,0 +1,120 @@
+//! Loads whose warp holds several block rows that each read consecutive
+//! elements, the rows a pitch apart known only at run time (a 16 x 16
+//! tile of a matrix): the compiled backend reads each row with one load
+//! when every lane runs and falls back to per-lane addresses otherwise.
+//! Both backends must give the host's result for full and partial rows,
+//! rows of 8 and 16 lanes and every warp width.
+
+use warpfold::{Arg, Backend, Device};
+
+const ROWS: usize = 37;
+const PITCH: usize = 200;
+
+/// `out[r * cols + c] = a[r * PITCH + c] * 2 + 1` where in range.
+fn expected(a: &[f32], cols: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; ROWS * cols];
+    for r in 0..ROWS {
+        for c in 0..cols {
+            out[r * cols + c] = a[r * PITCH + c] * 2.0 + 1.0;
+        }
+    }
+    out
+}
+
+#[test]
+fn rows_a_runtime_pitch_apart_read_their_own_elements() {
+    let a: Vec<f32> = (0..ROWS * PITCH)
+        .map(|i| (i.wrapping_mul(2_654_435_761) % 1000) as f32 * 0.25)
+        .collect();
+    // Rows of 16 and 8 lanes; 48 and 64 columns fill every row, 40 and 45
+    // leave the last block column's rows partial.
+    for (block, cols) in [
+        ([16u32, 16, 1], 64usize),
+        ([16, 16, 1], 40),
+        ([16, 4, 1], 45),
+        ([8, 8, 1], 48),
+        ([8, 16, 1], 45),
+    ] {
+        let want = expected(&a, cols);
+        let grid = [
+            (cols as u32).div_ceil(block[0]),
+            (ROWS as u32).div_ceil(block[1]),
+            1,
+        ];
+        for (backend, width) in [
+            (Backend::Cpu, None),
+            (Backend::Cpu, Some(16)),
+            (Backend::Cpu, Some(8)),
+            (Backend::Interp, None),
+        ] {
+            let dev = Device::new().with_backend(backend).with_warp_width(width);
+            let m = dev
+                .load_ptx_named(include_str!("kernels/row_loads.ptx"), "row_loads.ptx")
+                .expect("loads");
+            let k = m.kernel("tile_rows").unwrap();
+            assert_eq!(k.effective_backend(block).0, backend, "{block:?}");
+            let din = dev.buffer_from(&a).unwrap();
+            let out = dev.buffer_zeroed(ROWS * cols * 4).unwrap();
+            k.launch(
+                grid,
+                block,
+                0,
+                &[
+                    Arg::Buffer(&din),
+                    Arg::Buffer(&out),
+                    Arg::I32(PITCH as i32),
+                    Arg::I32(ROWS as i32),
+                    Arg::I32(cols as i32),
+                ],
+            )
+            .unwrap();
+            let got = out.to_vec::<f32>().unwrap();
+            let what = format!("{backend:?} width {width:?}, block {block:?}, {cols} columns");
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert_eq!(g.to_bits(), w.to_bits(), "{what}: element {i}: {g} != {w}");
+            }
+        }
+    }
+}
+
+#[test]
+fn rows_whose_first_lanes_are_off_read_only_from_the_lanes_that_run() {
+    let (rows, pitch) = (16usize, 200usize);
+    let a: Vec<f32> = (0..rows * pitch).map(|i| i as f32).collect();
+    for block in [[16u32, 16, 1], [8, 16, 1], [16, 8, 1]] {
+        let (w, h) = (block[0] as usize, block[1] as usize);
+        let want: Vec<f32> = (0..w * h)
+            .map(|i| {
+                let (ty, tx) = (i / w, i % w);
+                if tx >= 4 {
+                    a[ty * pitch + tx]
+                } else {
+                    -1.0
+                }
+            })
+            .collect();
+        for (backend, width) in [
+            (Backend::Cpu, None),
+            (Backend::Cpu, Some(16)),
+            (Backend::Interp, None),
+        ] {
+            let dev = Device::new().with_backend(backend).with_warp_width(width);
+            let m = dev
+                .load_ptx_named(include_str!("kernels/row_loads.ptx"), "row_loads.ptx")
+                .expect("loads");
+            let k = m.kernel("skip_first").unwrap();
+            assert_eq!(k.effective_backend(block).0, backend, "{block:?}");
+            let din = dev.buffer_from(&a).unwrap();
+            let out = dev.buffer_from(&vec![-1.0f32; w * h]).unwrap();
+            k.launch(
+                [1, 1, 1],
+                block,
+                0,
+                &[Arg::Buffer(&din), Arg::I32(pitch as i32), Arg::Buffer(&out)],
+            )
+            .unwrap();
+            let got = out.to_vec::<f32>().unwrap();
+            assert_eq!(got, want, "{backend:?} width {width:?}, block {block:?}");
+        }
+    }
+}
