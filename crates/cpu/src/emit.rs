@@ -1406,7 +1406,7 @@ pub fn emit<const W: u32>(
         && row_width.is_power_of_two()
         && crate::width::needs_full_warps(p).is_none()
     {
-        crate::lanes::lane_forms(m, p, shape, grid_fits, row_width, &liveness).forms
+        crate::lanes::forms_with_unplaced_jumps(m, p, shape, grid_fits, row_width, &liveness)
     } else {
         Vec::new()
     };

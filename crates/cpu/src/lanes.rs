@@ -353,6 +353,32 @@ pub fn lane_forms(
     warp: u32,
     liveness: &Liveness,
 ) -> LaneForms {
+    analyse(m, p, (shape, grid_fits, warp), liveness, true)
+}
+
+/// `lane_forms`' forms where the lane of a jump need not be known, only
+/// that there is at most one: registers written in several places (a
+/// pointer stepped round a loop) keep a form with a jump when every write
+/// gives the same one. For code that finds the jump itself (see
+/// `lower::row_elems`), never for keeping registers as scalars.
+pub fn forms_with_unplaced_jumps(
+    m: &Module,
+    p: &Prepared,
+    shape: Shape,
+    grid_fits: bool,
+    warp: u32,
+    liveness: &Liveness,
+) -> Vec<Option<Lanes>> {
+    analyse(m, p, (shape, grid_fits, warp), liveness, false).forms
+}
+
+fn analyse(
+    m: &Module,
+    p: &Prepared,
+    (shape, grid_fits, warp): (Shape, bool, u32),
+    liveness: &Liveness,
+    place_jumps: bool,
+) -> LaneForms {
     let at_entry = &liveness.at_entry;
     let f = &p.func;
     let n = f.regs.len();
@@ -459,24 +485,27 @@ pub fn lane_forms(
                 };
                 for &(b, ix) in &def_at[r] {
                     let i = &f.blocks[b].insts[ix];
-                    acc = acc.meet(eval(
-                        m,
-                        i,
-                        Reg(r as u32),
-                        (shape, grid_fits, warp),
-                        (&lat, &konst),
-                        &reg_bits,
-                    ));
+                    acc = acc.meet(
+                        eval(
+                            m,
+                            i,
+                            Reg(r as u32),
+                            (shape, grid_fits, warp),
+                            (&lat, &konst),
+                            &reg_bits,
+                        ),
+                        place_jumps,
+                    );
                 }
                 // A jump's lane belongs to one definition.
                 match acc {
-                    Lat::Form(l) if l.jump != 0 => Lat::Bottom,
+                    Lat::Form(l) if l.jump != 0 && place_jumps => Lat::Bottom,
                     x => x,
                 }
             } else {
                 Lat::Bottom
             };
-            let new = lat[r].meet(new);
+            let new = lat[r].meet(new, place_jumps);
             if new != lat[r] {
                 lat[r] = new;
                 changed = true;
@@ -497,7 +526,7 @@ pub fn lane_forms(
         .collect();
     let mut forms = out.clone();
     for r in 0..n {
-        if out[r].is_some_and(|l| l.jump != 0) {
+        if place_jumps && out[r].is_some_and(|l| l.jump != 0) {
             let (b, ix) = def_at[r][0];
             let from = jump_from(&f.blocks[b].insts[ix].kind, &out, &reg_bits);
             if from.is_none() {
@@ -526,7 +555,9 @@ enum Lat {
 }
 
 impl Lat {
-    fn meet(self, o: Lat) -> Lat {
+    /// With `place_jumps`, forms with a jump meet only their equal (the
+    /// jump's lane must come from one definition).
+    fn meet(self, o: Lat, place_jumps: bool) -> Lat {
         match (self, o) {
             (Lat::Top, x) | (x, Lat::Top) => x,
             (Lat::Form(a), Lat::Form(b)) if a == b => Lat::Form(a),
@@ -541,7 +572,7 @@ impl Lat {
                     align: 0,
                     max: 0,
                     ..b
-                } && a.jump == 0 =>
+                } && (a.jump == 0 || !place_jumps) =>
             {
                 Lat::Form(Lanes {
                     align: a.align.min(b.align),

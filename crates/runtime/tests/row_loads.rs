@@ -118,3 +118,48 @@ fn rows_whose_first_lanes_are_off_read_only_from_the_lanes_that_run() {
         }
     }
 }
+
+#[test]
+fn rows_read_through_a_pointer_stepped_round_a_loop() {
+    let (rows, pitch, steps) = (32usize, 300usize, 12usize);
+    let a: Vec<f32> = (0..rows * pitch)
+        .map(|i| (i.wrapping_mul(40_503) % 977) as f32)
+        .collect();
+    for block in [[16u32, 16, 1], [16, 8, 1], [8, 8, 1]] {
+        let w = block[0] as usize;
+        let want: Vec<f32> = (0..rows * w)
+            .map(|t| {
+                let (r, c) = (t / w, t % w);
+                (0..steps).fold(0.0f32, |s, i| s * 0.5 + a[r * pitch + c + 16 * i])
+            })
+            .collect();
+        for (backend, width) in [
+            (Backend::Cpu, None),
+            (Backend::Cpu, Some(16)),
+            (Backend::Interp, None),
+        ] {
+            let dev = Device::new().with_backend(backend).with_warp_width(width);
+            let m = dev
+                .load_ptx_named(include_str!("kernels/row_loads.ptx"), "row_loads.ptx")
+                .expect("loads");
+            let k = m.kernel("row_steps").unwrap();
+            assert_eq!(k.effective_backend(block).0, backend, "{block:?}");
+            let din = dev.buffer_from(&a).unwrap();
+            let out = dev.buffer_zeroed(rows * w * 4).unwrap();
+            k.launch(
+                [1, rows as u32 / block[1], 1],
+                block,
+                0,
+                &[
+                    Arg::Buffer(&din),
+                    Arg::Buffer(&out),
+                    Arg::I32(pitch as i32),
+                    Arg::I32(steps as i32),
+                ],
+            )
+            .unwrap();
+            let got = out.to_vec::<f32>().unwrap();
+            assert_eq!(got, want, "{backend:?} width {width:?}, block {block:?}");
+        }
+    }
+}

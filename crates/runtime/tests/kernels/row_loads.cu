@@ -21,3 +21,17 @@ extern "C" __global__ void skip_first(const float* a, int pitch, float* out)
     int tx = threadIdx.x, ty = threadIdx.y;
     if (tx >= 4) out[ty * blockDim.x + tx] = a[ty * pitch + tx];
 }
+
+// Rows reading along their row through a pointer stepped round a loop
+// (a tile loop's operand): out[r][c] folds a[r * pitch + c + 16 i] over i.
+extern "C" __global__ void row_steps(const float* a, float* out, int pitch, int steps)
+{
+    int r = blockIdx.y * blockDim.y + threadIdx.y, c = threadIdx.x;
+    const float* p = a + r * pitch + c;
+    float s = 0.0f;
+    for (int i = 0; i < steps; i++) {
+        s = s * 0.5f + *p;
+        p += 16;
+    }
+    out[r * blockDim.x + c] = s;
+}
