@@ -890,10 +890,10 @@ fn load<const W: u32>(
     })
 }
 
-/// Whether a global access of one `bits`-wide element at `addr` reads
-/// consecutive elements in each block row of the warp, but for a jump
-/// where a widened index wraps (see `Gen::row_lanes`), so that
-/// `row_elems` serves it.
+/// Whether a global access of one `bits`-wide element at `addr` reads or
+/// writes consecutive elements in each block row of the warp, but for a
+/// jump where a widened index wraps (see `Gen::row_lanes`), so that
+/// `row_elems` or `row_store_elems` serves it.
 fn rows_consecutive<const W: u32>(
     g: &Gen<W>,
     addr: &Address,
@@ -923,20 +923,7 @@ fn rows_consecutive<const W: u32>(
 fn row_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> String {
     let (w, size) = (g.row_width, bits / 8);
     let t = format!("<{w} x i{bits}>");
-    let eb = g.bits_of_mask(exec);
-    let mut fast = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
-    let mut firsts = Vec::new();
-    for row in 0..W / w {
-        let first = g.def(&format!("extractelement <{W} x i64> {h}, i32 {}", row * w));
-        let last = g.def(&format!(
-            "extractelement <{W} x i64> {h}, i32 {}",
-            row * w + w - 1
-        ));
-        let span = g.def(&format!("sub i64 {last}, {first}"));
-        let whole = g.def(&format!("icmp eq i64 {span}, {}", (w - 1) * size));
-        fast = g.def(&format!("and i1 {fast}, {whole}"));
-        firsts.push(first);
-    }
+    let (fast, firsts) = whole_rows(g, h, bits, exec);
     let (lf, lp, lj) = (
         g.label("rowld_all"),
         g.label("rowld_other"),
@@ -964,6 +951,63 @@ fn row_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> St
         "phi {} [ {v0}, %{lf} ], [ {v1}, %{lpe} ]",
         vt::<W>(bits)
     ))
+}
+
+/// Whether every lane of `exec` runs and each row of `g.row_width` lanes
+/// of host addresses `h` spans exactly its elements (no jump inside), and
+/// each row's first address.
+fn whole_rows<const W: u32>(
+    g: &mut Gen<W>,
+    h: &str,
+    bits: u32,
+    exec: &str,
+) -> (String, Vec<String>) {
+    let (w, size) = (g.row_width, bits / 8);
+    let eb = g.bits_of_mask(exec);
+    let mut fast = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+    let mut firsts = Vec::new();
+    for row in 0..W / w {
+        let first = g.def(&format!("extractelement <{W} x i64> {h}, i32 {}", row * w));
+        let last = g.def(&format!(
+            "extractelement <{W} x i64> {h}, i32 {}",
+            row * w + w - 1
+        ));
+        let span = g.def(&format!("sub i64 {last}, {first}"));
+        let whole = g.def(&format!("icmp eq i64 {span}, {}", (w - 1) * size));
+        fast = g.def(&format!("and i1 {fast}, {whole}"));
+        firsts.push(first);
+    }
+    (fast, firsts)
+}
+
+/// `v` to host addresses `h` whose rows each write consecutive elements
+/// (see `rows_consecutive`): one plain store per row under the conditions
+/// of `row_elems`, else `store_elems`.
+fn row_store_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, v: &str, exec: &str) {
+    let (w, size) = (g.row_width, bits / 8);
+    let t = format!("<{w} x i{bits}>");
+    let (fast, firsts) = whole_rows(g, h, bits, exec);
+    let (lf, lp, lj) = (
+        g.label("rowst_all"),
+        g.label("rowst_other"),
+        g.label("rowst_join"),
+    );
+    g.line(&format!("br i1 {fast}, label %{lf}, label %{lp}"));
+    g.emit_label(&lf);
+    for (row, first) in firsts.iter().enumerate() {
+        let row = row as u32;
+        let x = g.def(&format!(
+            "shufflevector <{W} x i{bits}> {v}, <{W} x i{bits}> undef, <{w} x i32> {}",
+            lanes_mask::<W>(row * w..(row + 1) * w)
+        ));
+        let p = g.def(&format!("inttoptr i64 {first} to {t}*"));
+        g.line(&format!("store {t} {x}, {t}* {p}, align {size}"));
+    }
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lp);
+    store_elems(g, h, bits, v, exec);
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
 }
 
 /// Rows of `w` lanes joined pairwise into one warp-wide vector.
@@ -1456,8 +1500,13 @@ fn store<const W: u32>(
         /// Known positions: a scatter from one base (in lane order).
         Index(String),
     }
+    let per_lane = if rows_consecutive(g, addr, space, ty.bits(), srcs.len()) {
+        row_store_elems
+    } else {
+        store_elems
+    };
     let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
-        return store_per_lane(g, addr, space, ty, srcs, exec, store_elems);
+        return store_per_lane(g, addr, space, ty, srcs, exec, per_lane);
     };
     let how = if l.is_uniform() && k.is_none() {
         How::LastLane
@@ -1470,7 +1519,7 @@ fn store<const W: u32>(
     } else if let Some(idx) = element_index::<W>(&l, bits) {
         How::Index(idx)
     } else {
-        return store_per_lane(g, addr, space, ty, srcs, exec, store_elems);
+        return store_per_lane(g, addr, space, ty, srcs, exec, per_lane);
     };
     let split = split_on_jump(g, &k);
     for (i, s) in srcs.iter().enumerate() {

@@ -163,3 +163,41 @@ fn rows_read_through_a_pointer_stepped_round_a_loop() {
         }
     }
 }
+
+#[test]
+fn overlapping_rows_keep_the_later_lanes_values() {
+    // One warp of 32 threads in rows of 16 or 8 (threads of different
+    // warps writing one element would have no order).
+    for (block, pitch) in [([16u32, 2, 1], 8usize), ([16, 2, 1], 12), ([8, 4, 1], 5)] {
+        let (w, h) = (block[0] as usize, block[1] as usize);
+        let len = (h - 1) * pitch + w;
+        // Lane order: the last writer of each element by thread index.
+        let mut want = vec![0.0f32; len];
+        for t in 0..w * h {
+            let (ty, tx) = (t / w, t % w);
+            want[ty * pitch + tx] = tx as f32 + 100.0 * ty as f32;
+        }
+        for (backend, width) in [
+            (Backend::Cpu, None),
+            (Backend::Cpu, Some(16)),
+            (Backend::Interp, None),
+        ] {
+            let dev = Device::new().with_backend(backend).with_warp_width(width);
+            let m = dev
+                .load_ptx_named(include_str!("kernels/row_loads.ptx"), "row_loads.ptx")
+                .expect("loads");
+            let k = m.kernel("overlapping_rows").unwrap();
+            assert_eq!(k.effective_backend(block).0, backend, "{block:?}");
+            let out = dev.buffer_zeroed(len * 4).unwrap();
+            k.launch(
+                [1, 1, 1],
+                block,
+                0,
+                &[Arg::Buffer(&out), Arg::I32(pitch as i32)],
+            )
+            .unwrap();
+            let got = out.to_vec::<f32>().unwrap();
+            assert_eq!(got, want, "{backend:?} width {width:?}, block {block:?}");
+        }
+    }
+}

@@ -35,3 +35,12 @@ extern "C" __global__ void row_steps(const float* a, float* out, int pitch, int 
     }
     out[r * blockDim.x + c] = s;
 }
+
+// Rows writing at a pitch narrower than the row, so that the rows of a
+// warp overlap: where two of its threads write one element, the later
+// lane's value lands (the rows store in order).
+extern "C" __global__ void overlapping_rows(float* out, int pitch)
+{
+    int tx = threadIdx.x, ty = threadIdx.y;
+    out[ty * pitch + tx] = tx + 100.0f * ty;
+}
