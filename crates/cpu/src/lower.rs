@@ -2760,6 +2760,284 @@ pub(crate) fn set_next<const W: u32>(g: &mut Gen<W>, target: &str) {
     g.line(&format!("store <{W} x i32> {n2}, <{W} x i32>* %next"));
 }
 
+/// The lanes (bits, lane 0 lowest) where branch condition `pred` holds,
+/// worked out from lane-0 values when the block computes it itself from
+/// comparisons of a consecutive index with uniform values (`x >= w`,
+/// `x == 0`; the index below 2^31 in every lane, so none wraps) or of
+/// uniform values, joined by and/or/xor/not: a few scalar instructions
+/// where vector compares packed into bits are tens (a 2-D stencil's
+/// bounds and edge tests ran 50 vector instructions per warp).
+fn branch_bits<const W: u32>(g: &mut Gen<W>, pred: Reg) -> Option<String> {
+    let p = g.p;
+    let insts = &p.func.blocks[p.order[g.cur_id as usize]].insts;
+    let end = insts.len();
+    cond_bits_ok(g, insts, end, Value::Reg(pred), 0)
+        .then(|| cond_bits(g, insts, end, Value::Reg(pred)))
+}
+
+/// How an integer operand of a comparison varies across the lanes, for
+/// `branch_bits`: one value, or lane 0's plus the lane index.
+#[derive(Clone, Copy, PartialEq)]
+enum Spread {
+    Uniform,
+    Consecutive,
+}
+
+fn spread<const W: u32>(g: &Gen<W>, v: Value) -> Option<Spread> {
+    let Value::Reg(r) = v else {
+        return Some(Spread::Uniform);
+    };
+    if g.reg_bits[r.0 as usize] != 32 {
+        return None;
+    }
+    let l = g.lanes[r.0 as usize]?;
+    if l.extra != 0 || l.jump != 0 {
+        return None;
+    }
+    match l.stride {
+        0 => Some(Spread::Uniform),
+        1 if l.max < 1 << 31 => Some(Spread::Consecutive),
+        _ => None,
+    }
+}
+
+/// The last instruction before `end` defining `r`, unguarded, whose
+/// operands no instruction from it to `end` writes.
+fn quiet_def(insts: &[Inst], end: usize, r: Reg) -> Option<&Inst> {
+    let k = (0..end)
+        .rev()
+        .find(|&k| crate::uniform::defs(&insts[k].kind).contains(&r))?;
+    let i = &insts[k];
+    let ops = crate::uniform::uses(i);
+    let stable = insts[k + 1..end].iter().all(|j| {
+        crate::uniform::defs(&j.kind)
+            .iter()
+            .all(|d| !ops.contains(d))
+    });
+    (i.guard.is_none() && stable).then_some(i)
+}
+
+/// Whether `cond_bits` can work out predicate `v` at instruction `end`.
+fn cond_bits_ok<const W: u32>(
+    g: &Gen<W>,
+    insts: &[Inst],
+    end: usize,
+    v: Value,
+    depth: u32,
+) -> bool {
+    let Value::Reg(r) = v else {
+        return true;
+    };
+    if g.is_uniform(r.0 as usize) {
+        return true;
+    }
+    if depth > 6 {
+        return false;
+    }
+    let Some(i) = quiet_def(insts, end, r) else {
+        return false;
+    };
+    let at = insts.len().min(end);
+    let ok = |v: Value| cond_bits_ok(g, insts, at, v, depth + 1);
+    match &i.kind {
+        InstKind::Setp {
+            cmp,
+            ty,
+            dst,
+            a,
+            b,
+            combine,
+            ..
+        } => {
+            let int = matches!(ty, Ty::S32 | Ty::U32 | Ty::B32);
+            let cmp_ok = matches!(
+                cmp,
+                CmpOp::Eq
+                    | CmpOp::Ne
+                    | CmpOp::Lt
+                    | CmpOp::Le
+                    | CmpOp::Gt
+                    | CmpOp::Ge
+                    | CmpOp::Lo
+                    | CmpOp::Ls
+                    | CmpOp::Hi
+                    | CmpOp::Hs
+            );
+            let spreads = [spread(g, *a), spread(g, *b)];
+            let one_index = spreads.iter().all(|s| s.is_some())
+                && spreads
+                    .iter()
+                    .filter(|s| **s == Some(Spread::Consecutive))
+                    .count()
+                    <= 1;
+            int && cmp_ok && *dst == r && one_index && combine.is_none_or(|(_, p, _)| ok(p))
+        }
+        InstKind::PredOp { op, a, b, .. } => match op {
+            PredOp::Not | PredOp::Mov => ok(*a),
+            _ => ok(*a) && ok(*b),
+        },
+        _ => false,
+    }
+}
+
+/// Predicate `v`'s lanes as i32 bits (see `branch_bits`), given
+/// `cond_bits_ok`.
+fn cond_bits<const W: u32>(g: &mut Gen<W>, insts: &[Inst], end: usize, v: Value) -> String {
+    let full = full_bits::<W>();
+    let r = match v {
+        Value::Imm(x) => {
+            return if x & 1 != 0 {
+                full.to_string()
+            } else {
+                "0".into()
+            }
+        }
+        Value::Reg(r) => r,
+    };
+    if g.is_uniform(r.0 as usize) {
+        let s = g.load_scalar(&format!("r{}", r.0), "i1");
+        return g.def(&format!("select i1 {s}, i32 {full}, i32 0"));
+    }
+    let Some(i) = quiet_def(insts, end, r) else {
+        return "0".into();
+    };
+    let i = i.clone();
+    match &i.kind {
+        InstKind::Setp {
+            cmp,
+            ty,
+            a,
+            b,
+            combine,
+            ..
+        } => {
+            let c = compare_bits(g, *cmp, *ty, *a, *b);
+            match combine {
+                None => c,
+                Some((op, p, neg)) => {
+                    let pb = cond_bits(g, insts, end, *p);
+                    let pb = if *neg {
+                        g.def(&format!("xor i32 {pb}, {full}"))
+                    } else {
+                        pb
+                    };
+                    let o = match op {
+                        BoolOp::And => "and",
+                        BoolOp::Or => "or",
+                        BoolOp::Xor => "xor",
+                    };
+                    g.def(&format!("{o} i32 {c}, {pb}"))
+                }
+            }
+        }
+        InstKind::PredOp { op, a, b, .. } => {
+            let x = cond_bits(g, insts, end, *a);
+            match op {
+                PredOp::Mov => x,
+                PredOp::Not => g.def(&format!("xor i32 {x}, {full}")),
+                PredOp::And | PredOp::Or | PredOp::Xor => {
+                    let y = cond_bits(g, insts, end, *b);
+                    let o = match op {
+                        PredOp::And => "and",
+                        PredOp::Or => "or",
+                        _ => "xor",
+                    };
+                    g.def(&format!("{o} i32 {x}, {y}"))
+                }
+            }
+        }
+        _ => "0".into(),
+    }
+}
+
+/// The lanes where integer comparison `a cmp b` holds, from lane 0's
+/// values (see `spread`): with index x = x0 + lane and uniform u, the
+/// lanes form a prefix, a suffix or one lane, found in 64-bit arithmetic.
+fn compare_bits<const W: u32>(g: &mut Gen<W>, cmp: CmpOp, ty: Ty, a: Value, b: Value) -> String {
+    let full = full_bits::<W>();
+    let signed = ty == Ty::S32 && !matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs);
+    let scalar = |g: &mut Gen<W>, v: Value| match v {
+        Value::Imm(x) => (x as u32).to_string(),
+        Value::Reg(r) => g.load_scalar(&format!("r{}", r.0), "i32"),
+    };
+    let (x, y) = (scalar(g, a), scalar(g, b));
+    // `lt`, `le`, `gt`, `ge`, `eq` or `ne`, with the index on the left.
+    let base = match cmp {
+        CmpOp::Lt | CmpOp::Lo => "lt",
+        CmpOp::Le | CmpOp::Ls => "le",
+        CmpOp::Gt | CmpOp::Hi => "gt",
+        CmpOp::Ge | CmpOp::Hs => "ge",
+        CmpOp::Eq => "eq",
+        _ => "ne",
+    };
+    let index_right = spread(g, b) == Some(Spread::Consecutive);
+    if spread(g, a) != Some(Spread::Consecutive) && !index_right {
+        let pred = match (base, signed) {
+            ("eq", _) => "eq",
+            ("ne", _) => "ne",
+            ("lt", true) => "slt",
+            ("le", true) => "sle",
+            ("gt", true) => "sgt",
+            ("ge", true) => "sge",
+            ("lt", false) => "ult",
+            ("le", false) => "ule",
+            ("gt", false) => "ugt",
+            _ => "uge",
+        };
+        let c = g.def(&format!("icmp {pred} i32 {x}, {y}"));
+        return g.def(&format!("select i1 {c}, i32 {full}, i32 0"));
+    }
+    let (idx, other, base) = if index_right {
+        let flipped = match base {
+            "lt" => "gt",
+            "le" => "ge",
+            "gt" => "lt",
+            "ge" => "le",
+            b => b,
+        };
+        (y, x, flipped)
+    } else {
+        (x, y, base)
+    };
+    // Lane i holds idx0 + i (below 2^31): it compares as `i base d`.
+    let i0 = g.def(&format!("zext i32 {idx} to i64"));
+    let u = g.def(&format!(
+        "{} i32 {other} to i64",
+        if signed { "sext" } else { "zext" }
+    ));
+    let d = g.def(&format!("sub i64 {u}, {i0}"));
+    // The first `n` lanes, n clamped to 0..=W.
+    let prefix = |g: &mut Gen<W>, n: &str| {
+        let lo = g.def(&format!("icmp slt i64 {n}, 0"));
+        let n0 = g.def(&format!("select i1 {lo}, i64 0, i64 {n}"));
+        let hi = g.def(&format!("icmp sgt i64 {n0}, {W}"));
+        let n1 = g.def(&format!("select i1 {hi}, i64 {W}, i64 {n0}"));
+        let one = g.def(&format!("shl i64 1, {n1}"));
+        let m = g.def(&format!("sub i64 {one}, 1"));
+        g.def(&format!("trunc i64 {m} to i32"))
+    };
+    let d1 = g.def(&format!("add i64 {d}, 1"));
+    match base {
+        "lt" => prefix(g, &d),
+        "le" => prefix(g, &d1),
+        "gt" | "ge" => {
+            let from = prefix(g, if base == "gt" { &d1 } else { &d });
+            g.def(&format!("xor i32 {from}, {full}"))
+        }
+        _ => {
+            let inside = g.def(&format!("icmp ult i64 {d}, {W}"));
+            let one = g.def(&format!("shl i64 1, {d}"));
+            let bit = g.def(&format!("trunc i64 {one} to i32"));
+            let eq = g.def(&format!("select i1 {inside}, i32 {bit}, i32 0"));
+            if base == "eq" {
+                eq
+            } else {
+                g.def(&format!("xor i32 {eq}, {full}"))
+            }
+        }
+    }
+}
+
 pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>, id_of: &[u32]) {
     let mask = g.load_scalar("mask", &mask_ty::<W>());
     let mb = g.load_scalar("mask_bits", "i32");
@@ -2815,6 +3093,14 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
                 };
                 let tb = g.def(&format!("select i1 {s}, i32 {mb}, i32 0"));
                 (g.splat("i1", &s), tb)
+            } else if let Some(bits) = branch_bits(g, *pred) {
+                // The vector condition only where lanes part (below).
+                let bits = if *negate {
+                    g.def(&format!("xor i32 {bits}, -1"))
+                } else {
+                    bits
+                };
+                (String::new(), g.def(&format!("and i32 {mb}, {bits}")))
             } else {
                 let pv = g.val(Value::Reg(*pred), 1);
                 let pv = if *negate { not1(g, &pv) } else { pv };
@@ -2834,6 +3120,16 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
             g.emit_label(&c2);
             g.line(&format!("br i1 {nonet}, label %{el}, label %{slow}"));
             g.emit_label(&slow);
+            let pv = if pv.is_empty() {
+                let v = g.val(Value::Reg(*pred), 1);
+                if *negate {
+                    not1(g, &v)
+                } else {
+                    v
+                }
+            } else {
+                pv
+            };
             let tgt = sel(
                 g,
                 &pv,

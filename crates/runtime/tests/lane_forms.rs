@@ -843,3 +843,79 @@ fn colliding_scatters_keep_the_last_storing_lane_in_every_element_size() {
         assert_eq!(gotsh, want_sh, "{backend:?} shared");
     }
 }
+
+/// What `branchcmp` writes for thread `g` (see its comment).
+fn branchcmp_model(g: u32, u: u32, v: u32) -> u32 {
+    let (gs, us, vs) = (g as i32, u as i32, v as i32);
+    let p1 = gs < us;
+    let p7 = gs <= vs;
+    let p12 = g != u;
+    let conds = [
+        p1,
+        g < u,
+        us > gs,
+        gs == us && gs != vs,
+        us < 0 || p7,
+        (g <= v) ^ (us < gs),
+        !p12,
+        v <= g || (gs >= us && !p12),
+        vs >= gs,
+        g <= u,
+        gs >= us,
+    ];
+    conds
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| u32::from(c) << i)
+        .sum()
+}
+
+#[test]
+fn branches_on_an_index_against_uniform_values_go_where_each_lane_says() {
+    let values: [u32; 12] = [
+        0,
+        3,
+        31,
+        32,
+        40,
+        95,
+        200,
+        0xffff_fffb,
+        0x7fff_ffff,
+        0x8000_0000,
+        0xffff_ffff,
+        17,
+    ];
+    for (backend, width) in [
+        (Backend::Cpu, None),
+        (Backend::Cpu, Some(16)),
+        (Backend::Cpu, Some(8)),
+        (Backend::Interp, None),
+    ] {
+        let dev = Device::new().with_backend(backend).with_warp_width(width);
+        let m = module(&dev);
+        for block in [32u32, 48] {
+            let k = kernel(&m, "branchcmp", backend, [block, 1, 1]);
+            let n = (3 * block) as usize;
+            for (j, &u) in values.iter().enumerate() {
+                let v = values[(j * 5 + 3) % values.len()];
+                let out = dev.buffer_zeroed(n * 4).unwrap();
+                k.launch(
+                    [3, 1, 1],
+                    [block, 1, 1],
+                    0,
+                    &[Arg::Buffer(&out), Arg::U32(u), Arg::U32(v)],
+                )
+                .unwrap();
+                let got = u32s(&out);
+                for (g, x) in got.iter().enumerate() {
+                    let want = branchcmp_model(g as u32, u, v);
+                    assert_eq!(
+                        *x, want,
+                        "{backend:?} width {width:?}, block {block}, u {u:#x} v {v:#x}: thread {g}: {x:#b} != {want:#b}"
+                    );
+                }
+            }
+        }
+    }
+}
