@@ -2766,8 +2766,13 @@ pub(crate) fn set_next<const W: u32>(g: &mut Gen<W>, target: &str) {
 /// `x == 0`; the index below 2^31 in every lane, so none wraps) or of
 /// uniform values, joined by and/or/xor/not: a few scalar instructions
 /// where vector compares packed into bits are tens (a 2-D stencil's
-/// bounds and edge tests ran 50 vector instructions per warp).
+/// bounds and edge tests ran 50 vector instructions per warp). Not with
+/// AVX-512, where a compare writes a mask register whose bits are one
+/// move away (and where it was not measured).
 fn branch_bits<const W: u32>(g: &mut Gen<W>, pred: Reg) -> Option<String> {
+    if g.avx512 {
+        return None;
+    }
     let p = g.p;
     let insts = &p.func.blocks[p.order[g.cur_id as usize]].insts;
     let end = insts.len();
