@@ -2842,8 +2842,7 @@ fn cond_bits_ok<const W: u32>(
     let Some(i) = quiet_def(insts, end, r) else {
         return false;
     };
-    let at = insts.len().min(end);
-    let ok = |v: Value| cond_bits_ok(g, insts, at, v, depth + 1);
+    let ok = |v: Value| cond_bits_ok(g, insts, end, v, depth + 1);
     match &i.kind {
         InstKind::Setp {
             cmp,

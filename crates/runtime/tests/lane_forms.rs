@@ -862,6 +862,7 @@ fn branchcmp_model(g: u32, u: u32, v: u32) -> u32 {
         vs >= gs,
         g <= u,
         gs >= us,
+        (g == 70) ^ (gs > -3 && gs > 40 && g < 0xffff_fff0),
     ];
     conds
         .iter()
