@@ -2792,7 +2792,9 @@ fn spread<const W: u32>(g: &Gen<W>, v: Value) -> Option<Spread> {
     let Value::Reg(r) = v else {
         return Some(Spread::Uniform);
     };
-    if g.reg_bits[r.0 as usize] != 32 {
+    // A register holding float bits whose NaNs are made canonical only
+    // where read as bits: its scalar is raw (an `int` index never is).
+    if g.reg_bits[r.0 as usize] != 32 || g.float_reg[r.0 as usize].is_some() {
         return None;
     }
     let l = g.lanes[r.0 as usize]?;

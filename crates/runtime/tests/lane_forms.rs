@@ -920,3 +920,20 @@ fn branches_on_an_index_against_uniform_values_go_where_each_lane_says() {
         }
     }
 }
+
+#[test]
+fn a_branch_on_the_bits_of_a_nan_from_arithmetic_sees_the_canonical_nan() {
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let out = dev.buffer_zeroed(32 * 4).unwrap();
+        kernel(&m, "nanbranch", backend, [32, 1, 1])
+            .launch(
+                [1, 1, 1],
+                [32, 1, 1],
+                0,
+                &[Arg::Buffer(&out), Arg::F32(f32::INFINITY)],
+            )
+            .unwrap();
+        assert_eq!(u32s(&out), vec![1u32; 32], "{backend:?}");
+    }
+}
