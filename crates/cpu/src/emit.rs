@@ -692,11 +692,17 @@ impl<'a, const W: u32> Gen<'a, W> {
     }
 
     /// A 32-bit operand as a scalar `i32`, when it is the same for every
-    /// lane (an immediate or a warp-uniform 32-bit register).
+    /// lane (an immediate or a warp-uniform 32-bit register) and its
+    /// scalar is its bits (not a float whose NaN is made canonical only
+    /// where read through `val`).
     pub(crate) fn uniform_i32(&mut self, v: Value) -> Option<String> {
         match v {
             Value::Imm(x) => Some((x as u32).to_string()),
-            Value::Reg(r) if self.is_uniform(r.0 as usize) && self.reg_bits[r.0 as usize] == 32 => {
+            Value::Reg(r)
+                if self.is_uniform(r.0 as usize)
+                    && self.reg_bits[r.0 as usize] == 32
+                    && self.float_reg[r.0 as usize].is_none() =>
+            {
                 let s = self.t();
                 self.line(&format!("{s} = load i32, i32* %r{}", r.0));
                 Some(s)
