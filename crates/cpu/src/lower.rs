@@ -923,15 +923,9 @@ fn rows_consecutive<const W: u32>(
 fn row_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> String {
     let (w, size) = (g.row_width, bits / 8);
     let t = format!("<{w} x i{bits}>");
-    let (fast, firsts) = whole_rows(g, h, bits, exec);
-    let (lf, lp, lj) = (
-        g.label("rowld_all"),
-        g.label("rowld_other"),
-        g.label("rowld_join"),
-    );
-    g.line(&format!("br i1 {fast}, label %{lf}, label %{lp}"));
-    g.emit_label(&lf);
-    let parts: Vec<String> = firsts
+    let rows = whole_rows(g, h, bits, exec, "rowld");
+    let parts: Vec<String> = rows
+        .firsts
         .iter()
         .map(|first| {
             let p = g.def(&format!("inttoptr i64 {first} to {t}*"));
@@ -939,29 +933,43 @@ fn row_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> St
         })
         .collect();
     let v0 = join_rows(g, parts, w, bits);
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lp);
+    g.line(&format!("br label %{}", rows.join));
+    g.emit_label(&rows.other);
     let v1 = load_elems(g, h, bits, exec);
     let lpe = g.label("rowld_other_end");
     g.line(&format!("br label %{lpe}"));
     g.emit_label(&lpe);
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lj);
+    g.line(&format!("br label %{}", rows.join));
+    g.emit_label(&rows.join);
     g.def(&format!(
-        "phi {} [ {v0}, %{lf} ], [ {v1}, %{lpe} ]",
-        vt::<W>(bits)
+        "phi {} [ {v0}, %{} ], [ {v1}, %{lpe} ]",
+        vt::<W>(bits),
+        rows.all
     ))
 }
 
-/// Whether every lane of `exec` runs and each row of `g.row_width` lanes
-/// of host addresses `h` spans exactly its elements (no jump inside), and
-/// each row's first address.
+/// The row accesses' branch (see `row_elems`), emitted up to the start
+/// of its whole-rows side.
+struct RowBranch {
+    /// Each row's first host address.
+    firsts: Vec<String>,
+    /// Labels: whole rows (current block), the per-lane side, the join.
+    all: String,
+    other: String,
+    join: String,
+}
+
+/// Branch to whole-rows code when every lane of `exec` runs and each row
+/// of `g.row_width` lanes of host addresses `h` spans exactly its
+/// elements (no jump inside), else to the per-lane side; labels start
+/// with `prefix`.
 fn whole_rows<const W: u32>(
     g: &mut Gen<W>,
     h: &str,
     bits: u32,
     exec: &str,
-) -> (String, Vec<String>) {
+    prefix: &str,
+) -> RowBranch {
     let (w, size) = (g.row_width, bits / 8);
     let eb = g.bits_of_mask(exec);
     let mut fast = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
@@ -977,7 +985,18 @@ fn whole_rows<const W: u32>(
         fast = g.def(&format!("and i1 {fast}, {whole}"));
         firsts.push(first);
     }
-    (fast, firsts)
+    let rows = RowBranch {
+        firsts,
+        all: g.label(&format!("{prefix}_all")),
+        other: g.label(&format!("{prefix}_other")),
+        join: g.label(&format!("{prefix}_join")),
+    };
+    g.line(&format!(
+        "br i1 {fast}, label %{}, label %{}",
+        rows.all, rows.other
+    ));
+    g.emit_label(&rows.all);
+    rows
 }
 
 /// `v` to host addresses `h` whose rows each write consecutive elements
@@ -986,15 +1005,8 @@ fn whole_rows<const W: u32>(
 fn row_store_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, v: &str, exec: &str) {
     let (w, size) = (g.row_width, bits / 8);
     let t = format!("<{w} x i{bits}>");
-    let (fast, firsts) = whole_rows(g, h, bits, exec);
-    let (lf, lp, lj) = (
-        g.label("rowst_all"),
-        g.label("rowst_other"),
-        g.label("rowst_join"),
-    );
-    g.line(&format!("br i1 {fast}, label %{lf}, label %{lp}"));
-    g.emit_label(&lf);
-    for (row, first) in firsts.iter().enumerate() {
+    let rows = whole_rows(g, h, bits, exec, "rowst");
+    for (row, first) in rows.firsts.iter().enumerate() {
         let row = row as u32;
         let x = g.def(&format!(
             "shufflevector <{W} x i{bits}> {v}, <{W} x i{bits}> undef, <{w} x i32> {}",
@@ -1003,11 +1015,11 @@ fn row_store_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, v: &str, ex
         let p = g.def(&format!("inttoptr i64 {first} to {t}*"));
         g.line(&format!("store {t} {x}, {t}* {p}, align {size}"));
     }
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lp);
+    g.line(&format!("br label %{}", rows.join));
+    g.emit_label(&rows.other);
     store_elems(g, h, bits, v, exec);
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lj);
+    g.line(&format!("br label %{}", rows.join));
+    g.emit_label(&rows.join);
 }
 
 /// Rows of `w` lanes joined pairwise into one warp-wide vector.

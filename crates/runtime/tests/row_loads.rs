@@ -8,6 +8,31 @@
 use warpfold::{Arg, Backend, Device};
 
 const ROWS: usize = 37;
+
+/// The backends and warp widths every test runs on.
+const RUNS: [(Backend, Option<u32>); 4] = [
+    (Backend::Cpu, None),
+    (Backend::Cpu, Some(16)),
+    (Backend::Cpu, Some(8)),
+    (Backend::Interp, None),
+];
+
+/// A device for `backend` at `width` and its kernel `name` of
+/// `kernels/row_loads.cu`, checked to run there for blocks of `block`.
+fn row_kernel(
+    backend: Backend,
+    width: Option<u32>,
+    name: &str,
+    block: [u32; 3],
+) -> (Device, warpfold::Kernel) {
+    let dev = Device::new().with_backend(backend).with_warp_width(width);
+    let m = dev
+        .load_ptx_named(include_str!("kernels/row_loads.ptx"), "row_loads.ptx")
+        .expect("loads");
+    let k = m.kernel(name).unwrap();
+    assert_eq!(k.effective_backend(block).0, backend, "{name} {block:?}");
+    (dev, k)
+}
 const PITCH: usize = 200;
 
 /// `out[r * cols + c] = a[r * PITCH + c] * 2 + 1` where in range.
@@ -41,18 +66,8 @@ fn rows_a_runtime_pitch_apart_read_their_own_elements() {
             (ROWS as u32).div_ceil(block[1]),
             1,
         ];
-        for (backend, width) in [
-            (Backend::Cpu, None),
-            (Backend::Cpu, Some(16)),
-            (Backend::Cpu, Some(8)),
-            (Backend::Interp, None),
-        ] {
-            let dev = Device::new().with_backend(backend).with_warp_width(width);
-            let m = dev
-                .load_ptx_named(include_str!("kernels/row_loads.ptx"), "row_loads.ptx")
-                .expect("loads");
-            let k = m.kernel("tile_rows").unwrap();
-            assert_eq!(k.effective_backend(block).0, backend, "{block:?}");
+        for (backend, width) in RUNS {
+            let (dev, k) = row_kernel(backend, width, "tile_rows", block);
             let din = dev.buffer_from(&a).unwrap();
             let out = dev.buffer_zeroed(ROWS * cols * 4).unwrap();
             k.launch(
@@ -93,17 +108,8 @@ fn rows_whose_first_lanes_are_off_read_only_from_the_lanes_that_run() {
                 }
             })
             .collect();
-        for (backend, width) in [
-            (Backend::Cpu, None),
-            (Backend::Cpu, Some(16)),
-            (Backend::Interp, None),
-        ] {
-            let dev = Device::new().with_backend(backend).with_warp_width(width);
-            let m = dev
-                .load_ptx_named(include_str!("kernels/row_loads.ptx"), "row_loads.ptx")
-                .expect("loads");
-            let k = m.kernel("skip_first").unwrap();
-            assert_eq!(k.effective_backend(block).0, backend, "{block:?}");
+        for (backend, width) in RUNS {
+            let (dev, k) = row_kernel(backend, width, "skip_first", block);
             let din = dev.buffer_from(&a).unwrap();
             let out = dev.buffer_from(&vec![-1.0f32; w * h]).unwrap();
             k.launch(
@@ -133,17 +139,8 @@ fn rows_read_through_a_pointer_stepped_round_a_loop() {
                 (0..steps).fold(0.0f32, |s, i| s * 0.5 + a[r * pitch + c + 16 * i])
             })
             .collect();
-        for (backend, width) in [
-            (Backend::Cpu, None),
-            (Backend::Cpu, Some(16)),
-            (Backend::Interp, None),
-        ] {
-            let dev = Device::new().with_backend(backend).with_warp_width(width);
-            let m = dev
-                .load_ptx_named(include_str!("kernels/row_loads.ptx"), "row_loads.ptx")
-                .expect("loads");
-            let k = m.kernel("row_steps").unwrap();
-            assert_eq!(k.effective_backend(block).0, backend, "{block:?}");
+        for (backend, width) in RUNS {
+            let (dev, k) = row_kernel(backend, width, "row_steps", block);
             let din = dev.buffer_from(&a).unwrap();
             let out = dev.buffer_zeroed(rows * w * 4).unwrap();
             k.launch(
@@ -177,17 +174,8 @@ fn overlapping_rows_keep_the_later_lanes_values() {
             let (ty, tx) = (t / w, t % w);
             want[ty * pitch + tx] = tx as f32 + 100.0 * ty as f32;
         }
-        for (backend, width) in [
-            (Backend::Cpu, None),
-            (Backend::Cpu, Some(16)),
-            (Backend::Interp, None),
-        ] {
-            let dev = Device::new().with_backend(backend).with_warp_width(width);
-            let m = dev
-                .load_ptx_named(include_str!("kernels/row_loads.ptx"), "row_loads.ptx")
-                .expect("loads");
-            let k = m.kernel("overlapping_rows").unwrap();
-            assert_eq!(k.effective_backend(block).0, backend, "{block:?}");
+        for (backend, width) in RUNS {
+            let (dev, k) = row_kernel(backend, width, "overlapping_rows", block);
             let out = dev.buffer_zeroed(len * 4).unwrap();
             k.launch(
                 [1, 1, 1],
