@@ -3076,8 +3076,7 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
             g.emit_label(&fast);
             let lm = g.mask_of_bits(&live);
             g.store_mask(&lm, &live);
-            let tl = g.target(id);
-            g.line(&format!("br label %{tl}"));
+            g.go_together(id, &live);
             g.emit_label(&slow);
             // Kept lanes already have the next block as their target.
             set_next(g, &sc::<W>(32, u64::from(id)));
@@ -3085,9 +3084,10 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
         }
         Some(Terminator::Jump(t)) => {
             let id = id_of[t.0 as usize];
-            let slow = g.label("jump_slow");
-            let tl = g.target(id);
-            g.line(&format!("br i1 {conv}, label %{tl}, label %{slow}"));
+            let (together, slow) = (g.label("jump_conv"), g.label("jump_slow"));
+            g.line(&format!("br i1 {conv}, label %{together}, label %{slow}"));
+            g.emit_label(&together);
+            g.go_together(id, &mb);
             g.emit_label(&slow);
             set_next(g, &sc::<W>(32, u64::from(id)));
             go_as_dispatcher(g, id);
@@ -3132,11 +3132,16 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
             g.line(&format!("{nonet} = icmp eq i32 {tb}, 0"));
             let (c1, c2, slow) = (g.label("br_conv"), g.label("br_conv2"), g.label("br_slow"));
             g.line(&format!("br i1 {conv}, label %{c1}, label %{slow}"));
-            let (tl, el) = (g.target(ti), g.target(ei));
+            // All live lanes one way: together.
+            let (tl, el) = (g.label("br_then"), g.label("br_else"));
             g.emit_label(&c1);
             g.line(&format!("br i1 {allt}, label %{tl}, label %{c2}"));
+            g.emit_label(&tl);
+            g.go_together(ti, &mb);
             g.emit_label(&c2);
             g.line(&format!("br i1 {nonet}, label %{el}, label %{slow}"));
+            g.emit_label(&el);
+            g.go_together(ei, &mb);
             g.emit_label(&slow);
             let pv = if pv.is_empty() {
                 let v = g.val(Value::Reg(*pred), 1);

@@ -1,0 +1,45 @@
+// Kernels for crates/runtime/tests/whole_warps.rs. Regenerate the PTX with
+//   warpfold inspect whole_warps.cu --emit ptx > whole_warps.ptx
+
+// After a barrier, a branch on t < k: warps wholly on one side (which the
+// compiled backend runs through its whole-warp copies of the blocks), a
+// warp split by it, and with 80 threads a partial last warp. Registers
+// written on one side are read after the join and through shared memory.
+extern "C" __global__ void split_after_barrier(const float* in, float* out, int k)
+{
+    __shared__ float s[128];
+    int t = threadIdx.x, n = blockDim.x;
+    s[t] = in[blockIdx.x * n + t];
+    __syncthreads();
+    float v = -1.0f;
+    int w = 7;
+    if (t < k) {
+        v = s[(t + 1) % n] * 2.0f;
+        w = t * 3;
+    }
+    __syncthreads();
+    s[t] = v + w;
+    __syncthreads();
+    out[blockIdx.x * n + t] = s[n - 1 - t] + v;
+}
+
+// A loop after a barrier whose branch each trip sends whole warps one way
+// or the other (by warp and trip) or splits them (by lane), so the loop's
+// way back leads to whole-warp copies and to the general blocks in turn.
+extern "C" __global__ void loop_after_barrier(const float* in, float* out, int trips, int split)
+{
+    __shared__ float s[128];
+    int t = threadIdx.x, n = blockDim.x;
+    s[t] = in[blockIdx.x * n + t];
+    __syncthreads();
+    float acc = 0.0f;
+    for (int j = 0; j < trips; j++) {
+        int key = split ? t + j : (t >> 5) + j;
+        if (key & 1)
+            acc += s[(t + j) % n];
+        else
+            acc = acc * 0.5f - 1.0f;
+    }
+    __syncthreads();
+    out[blockIdx.x * n + t] = acc;
+}
