@@ -2060,11 +2060,13 @@ fn general_prologue<const W: u32>(
 /// loads and stores become plain ones (sgemm 6.9 -> 6.2 ms, block reduce
 /// 5.4 -> 4.9, warp-shuffle reduce 5.4 -> 4.3). Only blocks that can run
 /// with some lanes elsewhere need it (the others are convergent already),
-/// and not blocks a barrier or `bar.red` starts or ends. Only in region
-/// functions (after a barrier, and a full warp's first call), which start
-/// with every lane live: in the general warp function the copies made a
-/// 2-D stencil 1.4-1.7x slower (its CFG, the dispatcher's included,
-/// doubles). Copies cost code generation time, so there is a budget.
+/// and not blocks a barrier or `bar.red` starts or ends. In region
+/// functions (after a barrier, and a full warp's first call; they start
+/// with every lane live) all such blocks; in the general warp function
+/// only loop blocks without memory accesses (Mandelbrot 17.0 -> 15.8 ms):
+/// copies of all its blocks made a 2-D stencil 1.4-1.7x slower, and of
+/// loop bodies with loads added JIT time (3-D stencil +30 ms) for no
+/// measurable gain. Copies cost code generation time: there is a budget.
 fn whole_warp_copies<const W: u32>(
     g: &Gen<W>,
     region: Option<&Region>,
@@ -2073,12 +2075,22 @@ fn whole_warp_copies<const W: u32>(
     let p = g.p;
     let f = &p.func;
     let mut budget = WHOLE_COPY_INSTS;
+    let memory = |i: &Inst| {
+        matches!(
+            i.kind,
+            InstKind::Ld { .. } | InstKind::St { .. } | InstKind::Atom { .. }
+        )
+    };
     p.order
         .iter()
         .enumerate()
         .map(|(id, bid)| {
             let block = &f.blocks[*bid];
-            let eligible = region.is_some_and(|r| r.inside[id])
+            let wanted = match region {
+                Some(r) => r.inside[id],
+                None => g.in_loop[id] && !block.insts.iter().any(memory),
+            };
+            let eligible = wanted
                 && !g.convergent[bid.0 as usize]
                 && !red_after.contains_key(bid)
                 && !block

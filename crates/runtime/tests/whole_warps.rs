@@ -59,3 +59,25 @@ fn loops_whose_warps_alternate_between_whole_and_split_match_the_interpreter() {
         }
     }
 }
+
+#[test]
+fn loops_without_barriers_whose_warps_alternate_match_the_interpreter() {
+    let name = "loop_in_general_function";
+    for block in [64, 80] {
+        for (trips, split, limit, stop) in [
+            (9, 0, 128, -1),
+            (9, 1, 128, -1),
+            (9, 0, 50, -1),
+            (9, 0, 128, 40),
+            (0, 0, 128, -1),
+        ] {
+            let ints = [trips, split, limit, stop];
+            let want = run(Backend::Interp, None, name, block, &ints);
+            assert!(trips == 0 || want.iter().any(|v| *v != 0.0));
+            for width in WIDTHS {
+                let got = run(Backend::Cpu, width, name, block, &ints);
+                assert_eq!(got, want, "block {block} {ints:?} width {width:?}");
+            }
+        }
+    }
+}

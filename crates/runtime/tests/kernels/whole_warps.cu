@@ -43,3 +43,23 @@ extern "C" __global__ void loop_after_barrier(const float* in, float* out, int t
     __syncthreads();
     out[blockIdx.x * n + t] = acc;
 }
+
+// The same without barriers (the general warp function copies loop blocks
+// without memory accesses): lanes past `limit` exit first, so some warps
+// are never whole, and lanes leave the loop early where `stop` says.
+extern "C" __global__ void loop_in_general_function(const float* in, float* out, int trips, int split, int limit, int stop)
+{
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    if (t >= limit) return;
+    float x = in[i], acc = 0.0f;
+    for (int j = 0; j < trips; j++) {
+        int key = split ? t + j : (t >> 5) + j;
+        if (key & 1)
+            acc = acc + x * 0.5f;
+        else
+            acc = acc * 0.25f - x;
+        if (t == stop && j == 2)
+            break;
+    }
+    out[i] = acc;
+}
