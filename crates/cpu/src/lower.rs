@@ -776,8 +776,16 @@ fn carries_lazy_nan<const W: u32>(g: &Gen<W>, dst: Reg, src: Value, bits: u32) -
     t.is_some_and(|t| t.bits() == bits) && g.float_reg[s.0 as usize] == t
 }
 
-/// The value of the last lane of `exec` to the one address `h`, if any.
-fn store_last_lane<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, v: &str, exec: &str) {
+/// The value of the last lane of `exec` to the one address `h`, if any;
+/// with `canon`, `v` is of that float type and its NaN is made canonical.
+fn store_last_lane<const W: u32>(
+    g: &mut Gen<W>,
+    h: &str,
+    bits: u32,
+    v: &str,
+    exec: &str,
+    canon: Option<Ty>,
+) {
     let eb = g.bits_of_mask(exec);
     let any = g.def(&format!("icmp ne i32 {eb}, 0"));
     let (st, done) = (g.label("st_one"), g.label("st_onej"));
@@ -786,6 +794,21 @@ fn store_last_lane<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, v: &str, ex
     let lz = g.def(&format!("call i32 @llvm.ctlz.i32(i32 {eb}, i1 true)"));
     let lane = g.def(&format!("sub i32 31, {lz}"));
     let x = lane_value(g, v, bits, &lane);
+    let x = match canon {
+        Some(t) => {
+            // In integer registers (no trip to a vector register): a NaN
+            // is an exponent of all ones and a fraction not zero.
+            let (q, inf) = if t.bits() == 64 {
+                (0x7fff_ffff_ffff_ffffu64, 0x7ff0_0000_0000_0000u64)
+            } else {
+                (0x7fff_ffff, 0x7f80_0000)
+            };
+            let m = g.def(&format!("and i{bits} {x}, {q}"));
+            let nan = g.def(&format!("icmp ugt i{bits} {m}, {inf}"));
+            g.def(&format!("select i1 {nan}, i{bits} {q}, i{bits} {x}"))
+        }
+        None => x,
+    };
     let p = g.def(&format!("inttoptr i64 {h} to i{bits}*"));
     g.line(&format!(
         "store i{bits} {x}, i{bits}* {p}, align {}",
@@ -1536,9 +1559,21 @@ fn store<const W: u32>(
     let split = split_on_jump(g, &k);
     for (i, s) in srcs.iter().enumerate() {
         let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
+        if matches!(how, How::LastLane) {
+            // One lane's value: its NaN made canonical after it is picked,
+            // not every lane's before (a warp reduction's result store:
+            // eight vector instructions fewer per warp).
+            let v = g.val_raw(*s, bits);
+            let lazy = match s {
+                Value::Reg(r) => g.float_reg[r.0 as usize].filter(|t| t.bits() == bits),
+                _ => None,
+            };
+            store_last_lane(g, &hi, bits, &v, exec, lazy);
+            continue;
+        }
         let v = g.val(*s, bits);
         match &how {
-            How::LastLane => store_last_lane(g, &hi, bits, &v, exec),
+            How::LastLane => unreachable!("stored above"),
             How::Contig => {
                 // Whole lines only: a warp that fills part of a line
                 // would leave it to cached stores of the next warp.

@@ -937,3 +937,27 @@ fn a_branch_on_the_bits_of_a_nan_from_arithmetic_sees_the_canonical_nan() {
         assert_eq!(u32s(&out), vec![1u32; 32], "{backend:?}");
     }
 }
+
+#[test]
+fn a_store_of_the_last_lane_to_one_address_makes_its_nan_canonical() {
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        for (block, k, want) in [
+            (32, 32, 0x7fff_ffffu32),
+            (32, 31, f32::NEG_INFINITY.to_bits()),
+            (20, 32, 0x7fff_ffff),
+            (20, 5, f32::NEG_INFINITY.to_bits()),
+        ] {
+            let out = dev.buffer_zeroed(4).unwrap();
+            kernel(&m, "nanlastlane", backend, [block, 1, 1])
+                .launch(
+                    [1, 1, 1],
+                    [block, 1, 1],
+                    0,
+                    &[Arg::Buffer(&out), Arg::F32(f32::INFINITY), Arg::U32(k)],
+                )
+                .unwrap();
+            assert_eq!(u32s(&out), vec![want], "{backend:?} block {block} k {k}");
+        }
+    }
+}
