@@ -475,7 +475,44 @@ fn load_contig<const W: u32>(
         g.def(&format!("or i1 {full}, {safe}"))
     };
     let (lf, lm, lj) = (g.label("ld_full"), g.label("ld_masked"), g.label("ld_cj"));
-    g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
+    let narrow = !g.avx512 && owned && W > 4 && g.structured_only;
+    let mut arms = Vec::new();
+    let start = g.out.len();
+    if narrow {
+        // Only some of the first four lanes (a tree reduction's last
+        // steps, `s[t] += s[t + d]` for t < d): read just their elements.
+        // A whole vector there would straddle two recent stores of the
+        // previous steps, and a load that takes bytes from two stores in
+        // flight waits for both to reach the cache; a load within one
+        // store takes its bytes straight from it.
+        let (check, go) = (g.label("ld_fewchk"), g.label("ld_few"));
+        let all = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+        g.line(&format!("br i1 {all}, label %{lf}, label %{check}"));
+        g.emit_label(&check);
+        // No lane: the masked load (the address may be anywhere).
+        let (some_l, none) = (g.label("ld_some"), g.def(&format!("icmp eq i32 {eb}, 0")));
+        g.line(&format!("br i1 {none}, label %{lm}, label %{some_l}"));
+        g.emit_label(&some_l);
+        let high = g.def(&format!("and i32 {eb}, -16"));
+        let low = g.def(&format!("icmp eq i32 {high}, 0"));
+        g.line(&format!("br i1 {low}, label %{go}, label %{lf}"));
+        g.emit_label(&go);
+        // Out of line (inlined by LLVM): region functions' code budget
+        // counts text, and this is the same for every such load.
+        g.few_loads.insert(bits);
+        let v = g.def(&format!(
+            "call {} @wf_ld_few_{bits}({}* {bp}, i32 {eb})",
+            vt::<W>(bits),
+            vt::<W>(bits)
+        ));
+        g.line(&format!("br label %{lj}"));
+        arms.push((v, go));
+        if !g.in_whole_copy {
+            g.whole_bytes += g.out.len() - start;
+        }
+    } else {
+        g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
+    }
     g.emit_label(&lf);
     let v0 = g.t();
     g.line(&format!(
@@ -490,8 +527,12 @@ fn load_contig<const W: u32>(
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
     let v = g.t();
+    let more: String = arms
+        .iter()
+        .map(|(x, l)| format!(", [ {x}, %{l} ]"))
+        .collect();
     g.line(&format!(
-        "{v} = phi {} [ {v0}, %{lf} ], [ {v1}, %{lm} ]",
+        "{v} = phi {} [ {v0}, %{lf} ], [ {v1}, %{lm} ]{more}",
         vt::<W>(bits)
     ));
     v
@@ -573,6 +614,44 @@ fn load_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> S
 /// not consecutive: each half-warp (16 lanes at W = 32: a row of a 16-wide block)
 /// reading one address (two scalar loads) or its own consecutive elements
 /// (two half-width loads); else a gather.
+/// `@wf_ld_few_{bits}(p, bits)`: the elements of the lanes of `bits`, all
+/// among the first four (and some set), read with the narrowest load that
+/// covers them: 1, 2 or 4 elements from `p` (see `load_contig`).
+pub(crate) fn few_load_fn<const W: u32>(bits: u32) -> String {
+    let vty = vt::<W>(bits);
+    let mut f = format!(
+        "define internal {vty} @wf_ld_few_{bits}({vty}* %p, i32 %m) alwaysinline #0 {{\nentry:\n"
+    );
+    let mut arm = |n: u32, above: i32, next: &str| {
+        let idx: Vec<String> = (0..W)
+            .map(|i| {
+                if i < n {
+                    format!("i32 {i}")
+                } else {
+                    "i32 undef".into()
+                }
+            })
+            .collect();
+        if above != 0 {
+            f.push_str(&format!(
+                "  %a{n} = and i32 %m, {above}\n  %f{n} = icmp eq i32 %a{n}, 0\n  br i1 %f{n}, label %n{n}, label %{next}\n"
+            ));
+        } else {
+            f.push_str(&format!("  br label %n{n}\n"));
+        }
+        f.push_str(&format!(
+            "n{n}:\n  %q{n} = bitcast {vty}* %p to <{n} x i{bits}>*\n  %x{n} = load <{n} x i{bits}>, <{n} x i{bits}>* %q{n}, align {}\n  %v{n} = shufflevector <{n} x i{bits}> %x{n}, <{n} x i{bits}> undef, <{W} x i32> <{}>\n  ret {vty} %v{n}\n{next}:\n",
+            bits / 8,
+            idx.join(", ")
+        ));
+    };
+    arm(1, -2, "two");
+    arm(2, -4, "four");
+    arm(4, 0, "none");
+    f.push_str("  unreachable\n}\n\n");
+    f
+}
+
 pub(crate) fn slow_load_fn<const W: u32>(bits: u32, avx512: bool) -> String {
     let size = bits / 8;
     let list = |f: &dyn Fn(u32) -> String| (0..W).map(f).collect::<Vec<_>>().join(", ");

@@ -1,0 +1,71 @@
+//! The last steps of tree reductions after barriers, where a few of the
+//! first lanes run (prefixes and not): the compiled backend, which reads
+//! just those lanes' elements there without AVX-512, must give the host
+//! model's and the interpreter's sums at every warp width.
+
+use warpfold::{Arg, Backend, Device};
+
+/// The kernel on the host: steps in order, each reading before writing.
+fn expected(input: &[i32], picks: [i32; 3]) -> Vec<i32> {
+    let mut out = Vec::new();
+    for block in input.chunks(64) {
+        let mut s = block.to_vec();
+        let mut step = |active: &dyn Fn(usize) -> bool, d: usize| {
+            let old = s.clone();
+            for t in 0..64 {
+                if active(t) {
+                    s[t] = old[t].wrapping_add(old[t + d]);
+                }
+            }
+        };
+        step(&|t| t < 32, 32);
+        step(&|t| t < 16, 16);
+        step(&|t| t < 8, 8);
+        step(&|t| t < 4 && (picks[0] >> t) & 1 != 0, 4);
+        step(&|t| t < 2 && (picks[1] >> t) & 1 != 0, 2);
+        step(&|t| t < 1 && picks[2] & 1 != 0, 1);
+        out.extend(s);
+    }
+    out
+}
+
+#[test]
+fn few_lanes_of_a_tree_reductions_last_steps_read_what_the_step_before_stored() {
+    let input: Vec<i32> = (0..128).map(|i| (i * 7919 % 1000) - 500).collect();
+    let runs = [
+        (Backend::Interp, None),
+        (Backend::Cpu, None),
+        (Backend::Cpu, Some(16)),
+        (Backend::Cpu, Some(8)),
+    ];
+    for picks in [
+        [0b1111, 0b11, 1],
+        [0b0001, 0b01, 1],
+        [0b0010, 0b10, 0],
+        [0b0100, 0b11, 1],
+        [0b1000, 0b00, 1],
+        [0b0101, 0b10, 1],
+        [0b1010, 0b01, 0],
+        [0, 0, 0],
+    ] {
+        let want = expected(&input, picks);
+        for (backend, width) in runs {
+            let dev = Device::new().with_backend(backend).with_warp_width(width);
+            let m = dev
+                .load_ptx_named(include_str!("kernels/tree_tails.ptx"), "tree_tails.ptx")
+                .expect("loads");
+            let k = m.kernel("tree_tail").unwrap();
+            assert_eq!(k.effective_backend([64, 1, 1]).0, backend);
+            let a = dev.buffer_from(&input).unwrap();
+            let out = dev.buffer_zeroed(128 * 4).unwrap();
+            let mut args = vec![Arg::Buffer(&a), Arg::Buffer(&out)];
+            args.extend(picks.iter().map(|p| Arg::I32(*p)));
+            k.launch([2, 1, 1], [64, 1, 1], 0, &args).unwrap();
+            assert_eq!(
+                out.to_vec::<i32>().unwrap(),
+                want,
+                "{backend:?} {width:?} {picks:?}"
+            );
+        }
+    }
+}
