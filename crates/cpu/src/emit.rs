@@ -150,10 +150,9 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// `whole_warp_copies`).
     pub(crate) whole_copy: Vec<bool>,
     /// Bytes of IR the last warp function spent on whole-warp copies and
-    /// narrow loads: not counted against the regions' code budget.
-    pub(crate) whole_bytes: usize,
-    /// The block being emitted is a whole-warp copy.
-    pub(crate) in_whole_copy: bool,
+    /// narrow loads (`lower::load_contig`): not counted against the
+    /// regions' code budget.
+    pub(crate) unbudgeted_bytes: usize,
     /// Per block: see `LaneForms::earliest_after_yield`.
     earliest: Vec<bool>,
     /// The block being emitted is one of those.
@@ -698,27 +697,30 @@ impl<'a, const W: u32> Gen<'a, W> {
     /// payload, so only where bits are observed does it matter).
     pub(crate) fn val(&mut self, v: Value, bits: u32) -> String {
         let x = self.val_raw(v, bits);
-        if let Value::Reg(r) = v {
-            if let Some(t) = self.float_reg[r.0 as usize] {
-                if t.bits() == bits {
-                    let f = self.t();
-                    self.line(&format!(
-                        "{f} = bitcast {} {x} to <{W} x {}>",
-                        vt::<W>(bits),
-                        fty(t)
-                    ));
-                    let c = self.canon(&f, t);
-                    let b = self.t();
-                    self.line(&format!(
-                        "{b} = bitcast <{W} x {}> {c} to {}",
-                        fty(t),
-                        vt::<W>(bits)
-                    ));
-                    return b;
-                }
-            }
-        }
-        x
+        let Some(t) = self.lazy_float(v, bits) else {
+            return x;
+        };
+        let f = self.t();
+        self.line(&format!(
+            "{f} = bitcast {} {x} to <{W} x {}>",
+            vt::<W>(bits),
+            fty(t)
+        ));
+        let c = self.canon(&f, t);
+        let b = self.t();
+        self.line(&format!(
+            "{b} = bitcast <{W} x {}> {c} to {}",
+            fty(t),
+            vt::<W>(bits)
+        ));
+        b
+    }
+
+    /// The float type of `v` read as `bits`-bit values when it is a float
+    /// register whose NaNs are made canonical only where observed.
+    pub(crate) fn lazy_float(&self, v: Value, bits: u32) -> Option<Ty> {
+        let Value::Reg(r) = v else { return None };
+        self.float_reg[r.0 as usize].filter(|t| t.bits() == bits)
     }
 
     /// A 32-bit operand as a scalar `i32`, when it is the same for every
@@ -1470,8 +1472,7 @@ pub fn emit<const W: u32>(
         cur_id: 0,
         checks: Vec::new(),
         whole_copy: Vec::new(),
-        whole_bytes: 0,
-        in_whole_copy: false,
+        unbudgeted_bytes: 0,
         regs_in_state: false,
         avx512: features.contains("+avx512f"),
         avx2: features.contains("+avx2"),
@@ -1589,7 +1590,7 @@ pub fn emit<const W: u32>(
                 // save more run time than their code generation costs,
                 // and counting them would leave later regions without
                 // functions (scan: 4.2 -> 6 ms).
-                let bytes = text.len() - g.whole_bytes.min(text.len());
+                let bytes = text.len() - g.unbudgeted_bytes.min(text.len());
                 if added_bytes + bytes > warp_bytes || added_lines + lines > line_room {
                     break;
                 }
@@ -2245,7 +2246,7 @@ fn dispatcher_and_blocks<const W: u32>(
         })
         .collect();
     g.whole_copy = whole_warp_copies(g, region, &red_after);
-    g.whole_bytes = 0;
+    g.unbudgeted_bytes = 0;
     let copies = p
         .order
         .iter()
@@ -2257,8 +2258,7 @@ fn dispatcher_and_blocks<const W: u32>(
         }
         g.cur_id = id as u32;
         g.cur_earliest = g.earliest[bid.0 as usize];
-        let start = g.out.len();
-        g.in_whole_copy = whole;
+        let (start, unbudgeted) = (g.out.len(), g.unbudgeted_bytes);
         if whole {
             // Every live lane runs it: exited lanes need no blend, and
             // with the mask known LLVM folds the masked forms away.
@@ -2321,7 +2321,8 @@ fn dispatcher_and_blocks<const W: u32>(
             emit_term(g, block.term.as_ref(), &p.id_of);
         }
         if whole {
-            g.whole_bytes += g.out.len() - start;
+            // The whole copy, narrow loads in it included (once).
+            g.unbudgeted_bytes = unbudgeted + g.out.len() - start;
         }
     }
 

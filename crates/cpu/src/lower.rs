@@ -455,44 +455,23 @@ fn load_contig<const W: u32>(
     // some CPUs); otherwise a masked one, which cannot fault on lanes off.
     let full = g.t();
     g.line(&format!("{full} = icmp eq i32 {eb}, {}", full_bits::<W>()));
-    // Without AVX-512 a masked load is several micro-ops per register
-    // (edge warps of stencils); a plain one is as safe when the vector's
-    // bytes lie in one page that some running lane reads: the other lanes'
-    // values are never used.
-    let full = if g.avx512 {
-        full
-    } else if owned {
-        // Shared memory has slack on both sides (see `SHARED_SLACK`): the
-        // vector is readable whenever some lane's element is.
-        let some = g.def(&format!("icmp ne i32 {eb}, 0"));
-        g.def(&format!("or i1 {full}, {some}"))
-    } else {
-        let last = g.def(&format!("add i64 {h0}, {}", W * size - 1));
-        let diff = g.def(&format!("xor i64 {h0}, {last}"));
-        let one_page = g.def(&format!("icmp ult i64 {diff}, 4096"));
-        let some = g.def(&format!("icmp ne i32 {eb}, 0"));
-        let safe = g.def(&format!("and i1 {one_page}, {some}"));
-        g.def(&format!("or i1 {full}, {safe}"))
-    };
     let (lf, lm, lj) = (g.label("ld_full"), g.label("ld_masked"), g.label("ld_cj"));
-    let narrow = !g.avx512 && owned && W > 4 && g.structured_only;
-    let mut arms = Vec::new();
-    let start = g.out.len();
-    if narrow {
+    let mut few = None;
+    if !g.avx512 && owned && W > 4 && g.structured_only {
         // Only some of the first four lanes (a tree reduction's last
         // steps, `s[t] += s[t + d]` for t < d): read just their elements.
         // A whole vector there would straddle two recent stores of the
         // previous steps, and a load that takes bytes from two stores in
         // flight waits for both to reach the cache; a load within one
-        // store takes its bytes straight from it.
-        let (check, go) = (g.label("ld_fewchk"), g.label("ld_few"));
-        let all = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
-        g.line(&format!("br i1 {all}, label %{lf}, label %{check}"));
+        // store takes its bytes straight from it. Otherwise as below.
+        let start = g.out.len();
+        let (check, some, go) = (g.label("ld_fewchk"), g.label("ld_some"), g.label("ld_few"));
+        g.line(&format!("br i1 {full}, label %{lf}, label %{check}"));
         g.emit_label(&check);
         // No lane: the masked load (the address may be anywhere).
-        let (some_l, none) = (g.label("ld_some"), g.def(&format!("icmp eq i32 {eb}, 0")));
-        g.line(&format!("br i1 {none}, label %{lm}, label %{some_l}"));
-        g.emit_label(&some_l);
+        let none = g.def(&format!("icmp eq i32 {eb}, 0"));
+        g.line(&format!("br i1 {none}, label %{lm}, label %{some}"));
+        g.emit_label(&some);
         let high = g.def(&format!("and i32 {eb}, -16"));
         let low = g.def(&format!("icmp eq i32 {high}, 0"));
         g.line(&format!("br i1 {low}, label %{go}, label %{lf}"));
@@ -506,12 +485,29 @@ fn load_contig<const W: u32>(
             vt::<W>(bits)
         ));
         g.line(&format!("br label %{lj}"));
-        arms.push((v, go));
-        if !g.in_whole_copy {
-            g.whole_bytes += g.out.len() - start;
-        }
+        few = Some((v, go));
+        g.unbudgeted_bytes += g.out.len() - start;
     } else {
-        g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
+        // Without AVX-512 a masked load is several micro-ops per register
+        // (edge warps of stencils); a plain one is as safe when the
+        // vector's bytes lie in one page that some running lane reads: the
+        // other lanes' values are never used.
+        let plain = if g.avx512 {
+            full
+        } else if owned {
+            // Shared memory has slack on both sides (see `SHARED_SLACK`):
+            // the vector is readable whenever some lane's element is.
+            let some = g.def(&format!("icmp ne i32 {eb}, 0"));
+            g.def(&format!("or i1 {full}, {some}"))
+        } else {
+            let last = g.def(&format!("add i64 {h0}, {}", W * size - 1));
+            let diff = g.def(&format!("xor i64 {h0}, {last}"));
+            let one_page = g.def(&format!("icmp ult i64 {diff}, 4096"));
+            let some = g.def(&format!("icmp ne i32 {eb}, 0"));
+            let safe = g.def(&format!("and i1 {one_page}, {some}"));
+            g.def(&format!("or i1 {full}, {safe}"))
+        };
+        g.line(&format!("br i1 {plain}, label %{lf}, label %{lm}"));
     }
     g.emit_label(&lf);
     let v0 = g.t();
@@ -527,10 +523,7 @@ fn load_contig<const W: u32>(
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
     let v = g.t();
-    let more: String = arms
-        .iter()
-        .map(|(x, l)| format!(", [ {x}, %{l} ]"))
-        .collect();
+    let more = few.map_or(String::new(), |(x, l)| format!(", [ {x}, %{l} ]"));
     g.line(&format!(
         "{v} = phi {} [ {v0}, %{lf} ], [ {v1}, %{lm} ]{more}",
         vt::<W>(bits)
@@ -1638,21 +1631,20 @@ fn store<const W: u32>(
     let split = split_on_jump(g, &k);
     for (i, s) in srcs.iter().enumerate() {
         let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
-        if matches!(how, How::LastLane) {
-            // One lane's value: its NaN made canonical after it is picked,
-            // not every lane's before (a warp reduction's result store:
-            // eight vector instructions fewer per warp).
-            let v = g.val_raw(*s, bits);
-            let lazy = match s {
-                Value::Reg(r) => g.float_reg[r.0 as usize].filter(|t| t.bits() == bits),
-                _ => None,
-            };
-            store_last_lane(g, &hi, bits, &v, exec, lazy);
-            continue;
-        }
-        let v = g.val(*s, bits);
+        let last_lane = matches!(how, How::LastLane);
+        // One lane's value: its NaN made canonical after it is picked, not
+        // every lane's before (a warp reduction's result store: eight
+        // vector instructions fewer per warp).
+        let v = if last_lane {
+            g.val_raw(*s, bits)
+        } else {
+            g.val(*s, bits)
+        };
         match &how {
-            How::LastLane => unreachable!("stored above"),
+            How::LastLane => {
+                let lazy = g.lazy_float(*s, bits);
+                store_last_lane(g, &hi, bits, &v, exec, lazy)
+            }
             How::Contig => {
                 // Whole lines only: a warp that fills part of a line
                 // would leave it to cached stores of the next warp.
