@@ -172,6 +172,9 @@ pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) slow_loads: std::collections::BTreeSet<u32>,
     /// Element sizes of `@wf_ld_few_*` helpers to define (see `lower`).
     pub(crate) few_loads: std::collections::BTreeSet<u32>,
+    /// (store?, element size) of `@wf_jump_ld_*` / `@wf_jump_st_*` helpers
+    /// to define (see `lower::past_jump`).
+    pub(crate) jump_helpers: std::collections::BTreeSet<(bool, u32)>,
     /// Stack buffers, emitted in the entry block.
     pub(crate) allocas: String,
     /// Plain barriers reached by a whole warp in a convergent block leave
@@ -1480,6 +1483,7 @@ pub fn emit<const W: u32>(
         consts: crate::uniform::constants(&p.func),
         slow_loads: std::collections::BTreeSet::new(),
         few_loads: std::collections::BTreeSet::new(),
+        jump_helpers: std::collections::BTreeSet::new(),
         allocas: String::new(),
         lean_barriers: false,
         counted_barriers: false,
@@ -1708,6 +1712,9 @@ pub fn emit<const W: u32>(
     }
     for bits in &g.few_loads {
         ir.push_str(&crate::lower::few_load_fn::<W>(*bits));
+    }
+    for (store, bits) in &g.jump_helpers {
+        ir.push_str(&crate::lower::past_jump_fn::<W>(*store, *bits));
     }
     let _ = writeln!(
         ir,

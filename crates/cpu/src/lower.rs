@@ -977,11 +977,17 @@ fn load<const W: u32>(
             g.set(*d, &v, bits, ty.is_signed(), exec);
         }
     }
-    // Lanes past a jump (rare): the out-of-line per-lane load, which keeps
-    // the hot code small (an inline gather is 32 scalar loads without
-    // AVX-512 or fast gathers).
+    // A jump inside the warp (rare): the lanes through one call.
     rejoin_after_jump(g, split, |g| {
-        load_per_lane(g, addr, space, ty, dsts, exec, jump_elems)
+        let k = k.as_deref().unwrap_or("0");
+        for (i, d) in dsts.iter().enumerate() {
+            let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
+            let v = past_jump(g, &hi, &l, k, bits, None, exec);
+            if let Some(d) = d {
+                g.set(*d, &v, bits, ty.is_signed(), exec);
+            }
+        }
+        Ok(())
     })
 }
 
@@ -1135,41 +1141,6 @@ fn join_rows<const W: u32>(g: &mut Gen<W>, mut parts: Vec<String>, w: u32, bits:
         n *= 2;
     }
     parts.pop().unwrap_or_default()
-}
-
-/// Elements at host addresses `h` on the rare side of a jump: with
-/// AVX-512 a gather in line (a call there, even one never made, clobbers
-/// every vector register, and the values live across it went to the stack
-/// on the hot path too: a 7-point stencil indexed by `int` ran 1.25x
-/// slower, a 5-point one 1.15x), else a loop over the lanes, which is no
-/// call either (`lane_loop_elems`).
-fn jump_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> String {
-    if !g.avx512 {
-        return lane_loop_elems(g, h, bits, exec);
-    }
-    let ps = g.def(&format!("inttoptr <{W} x i64> {h} to <{W} x i{bits}*>"));
-    gather(g, &ps, bits, exec)
-}
-
-/// Elements at host addresses `h`, one lane at a time in a loop through
-/// stack buffers: without AVX-512 an inline gather is 32 branches and
-/// extractions, and a call to the out-of-line one clobbers every vector
-/// register (so values live across it spill on the hot path too).
-fn lane_loop_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> String {
-    let r = g.lane_loop(&[h.to_string()], 1, Some(exec), |g, xs| {
-        let p = g.def(&format!("inttoptr i64 {} to i{bits}*", xs[0]));
-        let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {}", bits / 8));
-        if bits == 64 {
-            x
-        } else {
-            g.def(&format!("zext i{bits} {x} to i64"))
-        }
-    });
-    if bits == 64 {
-        r
-    } else {
-        g.def(&format!("trunc <{W} x i64> {r} to {}", vt::<W>(bits)))
-    }
 }
 
 /// Whether lanes of form `l` access consecutive `bits`-wide elements in
@@ -1671,9 +1642,115 @@ fn store<const W: u32>(
         }
     }
     rejoin_after_jump(g, split, |g| {
-        // A scatter in line is no call: branchless without AVX-512.
-        store_per_lane(g, addr, space, ty, srcs, exec, scatter_elems)
+        let k = k.as_deref().unwrap_or("0");
+        for (i, s) in srcs.iter().enumerate() {
+            let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
+            let v = g.val(*s, bits);
+            past_jump(g, &hi, &l, k, bits, Some(&v), exec);
+        }
+        Ok(())
     })
+}
+
+/// The lanes' elements of an access whose widened index wraps inside the
+/// warp (`split_on_jump`'s rare side): lane i at `h0` + `l.offset(i)`,
+/// plus `l.jump` from lane `k` on: a call to one shared helper per element
+/// size, which loads or stores lane by lane. In line, the per-site lane
+/// loop (or AVX-512 gather) and its <W x i64> addresses were a fifth of a
+/// 3-D stencil's IR and 40% of its code generation time (JIT 411 -> 310
+/// ms, 2-D stencil 148 -> 101, transpose 383 -> 334). The helpers keep
+/// every register (`preserve_allcc`): a call that clobbers the vector
+/// registers, even one never made, sends the values live across it to the
+/// stack on the hot side (a 7-point stencil ran 1.25x slower). A store
+/// passes `v`; a load returns its elements.
+fn past_jump<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    l: &Lanes,
+    k: &str,
+    bits: u32,
+    v: Option<&str>,
+    exec: &str,
+) -> String {
+    let store = v.is_some();
+    g.jump_helpers.insert((store, bits));
+    let buf = format!("%{}", g.label("jumpbuf"));
+    let _ = writeln!(g.allocas, "  {buf} = alloca {}, align 64", vt::<W>(bits));
+    if let Some(v) = v {
+        g.line(&format!(
+            "store {} {v}, {}* {buf}",
+            vt::<W>(bits),
+            vt::<W>(bits)
+        ));
+    }
+    let elems = g.def(&format!("bitcast {}* {buf} to i{bits}*", vt::<W>(bits)));
+    let eb = g.bits_of_mask(exec);
+    let name = if store { "st" } else { "ld" };
+    g.line(&format!(
+        "call preserve_allcc void @wf_jump_{name}_{bits}(i64 {h0}, i64 {}, i64 {}, i32 {}, i64 {}, i32 {k}, i32 {eb}, i{bits}* {elems})",
+        l.stride,
+        l.extra,
+        l.width.max(1),
+        l.jump
+    ));
+    if store {
+        return String::new();
+    }
+    g.def(&format!("load {}, {}* {buf}", vt::<W>(bits), vt::<W>(bits)))
+}
+
+/// `@wf_jump_ld_{bits}` or `@wf_jump_st_{bits}` (see `past_jump`): for each
+/// lane of mask `%m` in lane order, the element at `%h` + i * `%stride` +
+/// (i / `%width`) * `%extra` (+ `%jump` from lane `%k` on), read into or
+/// written from `%elems[i]`. Lanes off read 0.
+pub(crate) fn past_jump_fn<const W: u32>(store: bool, bits: u32) -> String {
+    let name = if store { "st" } else { "ld" };
+    let access = if store {
+        format!("  %x = load i{bits}, i{bits}* %slot\n  store i{bits} %x, i{bits}* %p, align 1\n")
+    } else {
+        format!("  %x = load i{bits}, i{bits}* %p, align 1\n  store i{bits} %x, i{bits}* %slot\n")
+    };
+    let off = if store {
+        String::new()
+    } else {
+        format!("  store i{bits} 0, i{bits}* %slot\n")
+    };
+    format!(
+        "define internal preserve_allcc void @wf_jump_{name}_{bits}(i64 %h, i64 %stride, i64 %extra, i32 %width, i64 %jump, i32 %k, i32 %m, i{bits}* %elems) noinline #0 {{
+entry:
+  br label %head
+head:
+  %i = phi i32 [ 0, %entry ], [ %i1, %next ]
+  %slot = getelementptr i{bits}, i{bits}* %elems, i32 %i
+  %sh = lshr i32 %m, %i
+  %bit = and i32 %sh, 1
+  %on = icmp ne i32 %bit, 0
+  br i1 %on, label %lane, label %off
+lane:
+  %i64 = zext i32 %i to i64
+  %row = udiv i32 %i, %width
+  %row64 = zext i32 %row to i64
+  %a = mul i64 %i64, %stride
+  %b = mul i64 %row64, %extra
+  %past = icmp uge i32 %i, %k
+  %j = select i1 %past, i64 %jump, i64 0
+  %ab = add i64 %a, %b
+  %o = add i64 %ab, %j
+  %ad = add i64 %h, %o
+  %p = inttoptr i64 %ad to i{bits}*
+{access}  br label %next
+off:
+{off}  br label %next
+next:
+  %i1 = add i32 %i, 1
+  %more = icmp ult i32 %i1, {W}
+  br i1 %more, label %head, label %done
+done:
+  ret void
+}}
+
+"
+    )
 }
 
 /// After the accesses of the no-jump side of `split_on_jump`: the side

@@ -539,6 +539,112 @@ fn accesses_through_a_widened_index_that_wraps_take_the_lanes_before_the_jump() 
     }
 }
 
+/// Two pages of host memory 2^34 bytes apart (the second one page below
+/// `first + 2^34`), unmapped on drop; `None` if the address space there is
+/// taken.
+struct FarPages(*mut u8, *mut u8);
+
+const PAGE: usize = 4096;
+const FAR: usize = 1 << 34;
+
+extern "C" {
+    fn mmap(addr: *mut u8, len: usize, prot: i32, flags: i32, fd: i32, off: i64) -> *mut u8;
+    fn munmap(addr: *mut u8, len: usize) -> i32;
+}
+
+impl FarPages {
+    fn new() -> Option<FarPages> {
+        // PROT_READ | PROT_WRITE; MAP_PRIVATE | MAP_ANONYMOUS, plus
+        // MAP_FIXED_NOREPLACE for the second (never over a mapping).
+        let (rw, anon, noreplace) = (3, 0x22, 0x10_0000);
+        let fail = usize::MAX as *mut u8;
+        for _ in 0..8 {
+            let a = unsafe { mmap(std::ptr::null_mut(), PAGE, rw, anon, -1, 0) };
+            if a == fail {
+                return None;
+            }
+            let want = a.wrapping_add(FAR - PAGE);
+            let b = unsafe { mmap(want, PAGE, rw, anon | noreplace, -1, 0) };
+            if b == want {
+                return Some(FarPages(a, b));
+            }
+            unsafe {
+                if b != fail {
+                    munmap(b, PAGE);
+                }
+                munmap(a, PAGE);
+            }
+        }
+        None
+    }
+
+    /// The `n` f32s at the start of the first page, and the `n` at the
+    /// end of the second.
+    fn floats(&mut self, n: usize) -> (&mut [f32], &mut [f32]) {
+        unsafe {
+            (
+                std::slice::from_raw_parts_mut(self.0.cast(), n),
+                std::slice::from_raw_parts_mut(self.1.add(PAGE - 4 * n).cast(), n),
+            )
+        }
+    }
+}
+
+impl Drop for FarPages {
+    fn drop(&mut self) {
+        unsafe {
+            munmap(self.0, PAGE);
+            munmap(self.1, PAGE);
+        }
+    }
+}
+
+#[test]
+fn lanes_on_both_sides_of_a_jump_read_and_write_their_own_elements() {
+    // The compiled backend on host pointers only (the interpreter reads
+    // its own buffers): 32 lanes, so that the jump falls inside the warp.
+    let Some(mut pages) = FarPages::new() else {
+        eprintln!("skipped: no two free pages 2^34 bytes apart");
+        return;
+    };
+    let (low, high) = pages.floats(16);
+    for i in 0..16 {
+        low[i] = 100.0 + i as f32;
+        high[i] = i as f32 + 0.5;
+    }
+    let dev = Device::new()
+        .with_backend(Backend::Cpu)
+        .with_warp_width(Some(32));
+    let m = module(&dev);
+    let k = kernel(&m, "both_sides_of_jump", Backend::Cpu, [32, 1, 1]);
+    let out = dev.buffer_zeroed(32 * 4).unwrap();
+    k.launch(
+        [1, 1, 1],
+        [32, 1, 1],
+        0,
+        &[Arg::Buffer(&out), Arg::U64(pages.0 as u64)],
+    )
+    .unwrap();
+    // Lane t < 16 reads high[t], lane t >= 16 low[t - 16].
+    let want: Vec<f32> = (0..32)
+        .map(|t| {
+            if t < 16 {
+                t as f32 + 0.5
+            } else {
+                100.0 + (t - 16) as f32
+            }
+        })
+        .collect();
+    assert_eq!(out.to_vec::<f32>().unwrap(), want);
+    let (low, high) = pages.floats(16);
+    for i in 0..16 {
+        let odd = i % 2 == 1;
+        let (h, l) = (i as f32 + 0.5, 100.0 + i as f32);
+        assert_eq!(high[i], if odd { 2.0 * h } else { h }, "high {i}");
+        assert_eq!(low[i], if odd { 2.0 * l } else { l }, "low {i}");
+    }
+}
+
 #[test]
 fn reversed_indices_load_and_store_in_reverse_lane_order() {
     let (n, threads) = (200u32, 256u32);
