@@ -205,6 +205,25 @@ const STRIDE_SLOTS: usize = 16;
 
 /// Per block id of `p`: whether the block lies on a cycle.
 pub(crate) fn blocks_in_loops(p: &Prepared) -> Vec<bool> {
+    blocks_on_cycles(p, |_| true)
+}
+
+/// Per block id of `p`: whether the block lies on a cycle of blocks
+/// without a CTA barrier (the loops the general warp function runs; loops
+/// with one run in region functions).
+fn blocks_in_barrier_free_loops(p: &Prepared) -> Vec<bool> {
+    let f = &p.func;
+    blocks_on_cycles(p, |id| {
+        !f.blocks[p.order[id]]
+            .insts
+            .iter()
+            .any(|i| matches!(i.kind, InstKind::Bar { .. }))
+    })
+}
+
+/// Per block id of `p`: whether the block lies on a cycle through blocks
+/// that all pass `through`.
+fn blocks_on_cycles(p: &Prepared, through: impl Fn(usize) -> bool) -> Vec<bool> {
     let n = p.order.len();
     let succs: Vec<Vec<usize>> = p
         .order
@@ -222,15 +241,19 @@ pub(crate) fn blocks_in_loops(p: &Prepared) -> Vec<bool> {
     if n > 4000 {
         return vec![false; n];
     }
+    let ok: Vec<bool> = (0..n).map(&through).collect();
     (0..n)
         .map(|b| {
+            if !ok[b] {
+                return false;
+            }
             let mut seen = vec![false; n];
             let mut stack = succs[b].clone();
             while let Some(x) = stack.pop() {
                 if x == b {
                     return true;
                 }
-                if x < n && !seen[x] {
+                if x < n && ok[x] && !seen[x] {
                     seen[x] = true;
                     stack.extend(&succs[x]);
                 }
@@ -2080,15 +2103,18 @@ fn general_prologue<const W: u32>(
 /// lanes of a full warp together go to the second copy, where the mask is
 /// a constant: the selects that keep inactive lanes' values and the masked
 /// loads and stores become plain ones (sgemm 6.9 -> 6.2 ms, block reduce
-/// 5.4 -> 4.9, warp-shuffle reduce 5.4 -> 4.3). Only blocks that can run
-/// with some lanes elsewhere need it (the others are convergent already),
-/// and not blocks a barrier or `bar.red` starts or ends. In region
-/// functions (after a barrier, and a full warp's first call; they start
-/// with every lane live) all such blocks; in the general warp function
-/// only loop blocks without memory accesses (Mandelbrot 17.0 -> 15.8 ms):
-/// copies of all its blocks made a 2-D stencil 1.4-1.7x slower, and of
-/// loop bodies with loads added JIT time (3-D stencil +30 ms) for no
-/// measurable gain. Copies cost code generation time: there is a budget.
+/// 5.4 -> 4.9, warp-shuffle reduce 5.4 -> 4.3). Convergent blocks (all live
+/// lanes there) need it too where a partial warp may run them: their loads
+/// test the mask. Not blocks a barrier or `bar.red` starts or ends. In
+/// region functions (after a barrier, and a full warp's first call) all
+/// blocks (transpose 13.7 -> 12.3 ms, scan 3.63 -> 3.45); in the general
+/// warp function the blocks of loops without barriers (3-D stencil 2.52 ->
+/// 2.24 ms, JIT +50 ms) and, in other loops, blocks without memory
+/// accesses that can run with some lanes elsewhere (Mandelbrot 17.0 ->
+/// 15.8 ms). Those other loops' blocks with memory accesses run in regions
+/// (copying them cost sgemm 40 ms and nbody 70 ms of JIT for nothing), and
+/// copies of blocks outside loops made a 2-D stencil 1.4-1.7x slower.
+/// Copies cost code generation time: there is a budget.
 fn whole_warp_copies<const W: u32>(
     g: &Gen<W>,
     region: Option<&Region>,
@@ -2103,17 +2129,25 @@ fn whole_warp_copies<const W: u32>(
             InstKind::Ld { .. } | InstKind::St { .. } | InstKind::Atom { .. }
         )
     };
+    let free_loops = match region {
+        Some(_) => Vec::new(),
+        None => blocks_in_barrier_free_loops(p),
+    };
     p.order
         .iter()
         .enumerate()
         .map(|(id, bid)| {
             let block = &f.blocks[*bid];
-            let wanted = match region {
+            // Convergent blocks too (all live lanes there, but not always
+            // all 32): in a region, and in the general function's loops
+            // without barriers (the loops with one run in regions).
+            let every = match region {
                 Some(r) => r.inside[id],
-                None => g.in_loop[id] && !block.insts.iter().any(memory),
+                None => free_loops[id],
             };
+            let wanted = every || (g.in_loop[id] && !block.insts.iter().any(memory));
             let eligible = wanted
-                && !g.convergent[bid.0 as usize]
+                && (every || !g.convergent[bid.0 as usize])
                 && !red_after.contains_key(bid)
                 && !block
                     .insts

@@ -16,7 +16,8 @@ fn run(backend: Backend, width: Option<u32>, name: &str, block: u32, ints: &[i32
     let k = m.kernel(name).unwrap();
     assert_eq!(k.effective_backend([block, 1, 1]).0, backend, "{name}");
     let n = 2 * block as usize;
-    let input: Vec<f32> = (0..n)
+    // Past the grid's elements: trips of `march_in_general_function`.
+    let input: Vec<f32> = (0..n + 64)
         .map(|i| ((i * 37) % 101) as f32 * 0.5 - 7.0)
         .collect();
     let a = dev.buffer_from(&input).unwrap();
@@ -75,6 +76,32 @@ fn loops_without_barriers_whose_warps_alternate_match_the_interpreter() {
             let want = run(Backend::Interp, None, name, block, &ints);
             assert!(trips == 0 || want.iter().any(|v| *v != 0.0));
             for width in WIDTHS {
+                let got = run(Backend::Cpu, width, name, block, &ints);
+                assert_eq!(got, want, "block {block} {ints:?} width {width:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn barrier_free_loops_that_load_and_store_match_the_interpreter() {
+    let name = "march_in_general_function";
+    for block in [64, 80] {
+        // (trips, limit, edge): every lane; lanes from 50 on exit (the
+        // second warp is partial); lane 0, 31 or 5 of each warp on the
+        // other side of the branch; no trip.
+        for (trips, limit, edge) in [
+            (9, 128, -1),
+            (9, 50, -1),
+            (9, 128, 0),
+            (9, 128, 31),
+            (9, 40, 5),
+            (0, 128, -1),
+        ] {
+            let ints = [trips, limit, edge];
+            let want = run(Backend::Interp, None, name, block, &ints);
+            assert!(trips == 0 || want.iter().any(|v| *v != 0.0));
+            for width in [Some(32), Some(16), Some(8)] {
                 let got = run(Backend::Cpu, width, name, block, &ints);
                 assert_eq!(got, want, "block {block} {ints:?} width {width:?}");
             }

@@ -63,3 +63,23 @@ extern "C" __global__ void loop_in_general_function(const float* in, float* out,
     }
     out[i] = acc;
 }
+
+// A barrier-free loop whose trips load and store (the general warp function
+// copies all its blocks, convergent ones too, so that a full warp's trips
+// run without masks): lanes past `limit` exit first, so some warps are
+// never whole, and lane `edge` of each warp takes the other side of the
+// branch (a stencil's border).
+extern "C" __global__ void march_in_general_function(const float* in, float* out, int trips, int limit, int edge)
+{
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    if (t >= limit) return;
+    float acc = 0.0f;
+    for (int z = 0; z < trips; z++) {
+        float v = in[i + z];
+        if ((t & 31) == edge)
+            acc = acc - v;
+        else
+            acc = acc * 0.5f + in[i + z + 1] * v;
+        out[i] = acc;
+    }
+}
