@@ -1586,6 +1586,17 @@ fn store<const W: u32>(
     let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
         return store_per_lane(g, addr, space, ty, srcs, exec, per_lane);
     };
+    let n = srcs.len() as i64;
+    if matches!(n, 2 | 4) && l.extra == 0 && l.stride == n * size {
+        // Each lane's group right after the previous lane's (an array of
+        // float4s): one contiguous store of the interleaved values.
+        let split = split_on_jump(g, &k);
+        let vals: Vec<String> = srcs.iter().map(|s| g.val(*s, bits)).collect();
+        store_interleaved(g, &h0, bits, &vals, exec);
+        return rejoin_after_jump(g, split, |g| {
+            stores_past_jump(g, &h0, &l, k.as_deref(), bits, srcs, exec)
+        });
+    }
     let how = if l.is_uniform() && k.is_none() {
         How::LastLane
     } else if l.stride == size && l.extra == 0 {
@@ -1642,14 +1653,96 @@ fn store<const W: u32>(
         }
     }
     rejoin_after_jump(g, split, |g| {
-        let k = k.as_deref().unwrap_or("0");
-        for (i, s) in srcs.iter().enumerate() {
-            let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
-            let v = g.val(*s, bits);
-            past_jump(g, &hi, &l, k, bits, Some(&v), exec);
-        }
-        Ok(())
+        stores_past_jump(g, &h0, &l, k.as_deref(), bits, srcs, exec)
     })
+}
+
+/// The elements of `srcs` on the rare side of a jump (see `past_jump`).
+fn stores_past_jump<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    l: &Lanes,
+    k: Option<&str>,
+    bits: u32,
+    srcs: &[Value],
+    exec: &str,
+) -> R {
+    let k = k.unwrap_or("0");
+    for (i, s) in srcs.iter().enumerate() {
+        let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
+        let v = g.val(*s, bits);
+        past_jump(g, &hi, l, k, bits, Some(&v), exec);
+    }
+    Ok(())
+}
+
+/// `vals` (2 or 4 vectors) interleaved, lane by lane (`a0 b0 a1 b1 ...`),
+/// and stored from `h0` on for the lanes of `exec`: each lane's group of
+/// elements follows the previous lane's. A scatter per element was a loop
+/// over the lanes each (four for a float4), and a fifth of an n-body
+/// kernel's IR.
+fn store_interleaved<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    bits: u32,
+    vals: &[String],
+    exec: &str,
+) {
+    let n = vals.len() as u32;
+    let total = n * W;
+    let list = |f: &dyn Fn(u32) -> u32, len: u32| {
+        (0..len)
+            .map(|i| format!("i32 {}", f(i)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let pair = |g: &mut Gen<W>, a: &str, b: &str| {
+        let idx = list(&|i| i / 2 + (i % 2) * W, 2 * W);
+        g.def(&format!(
+            "shufflevector {} {a}, {} {b}, <{} x i32> <{idx}>",
+            vt::<W>(bits),
+            vt::<W>(bits),
+            2 * W
+        ))
+    };
+    let v = match vals {
+        [a, b] => pair(g, a, b),
+        [a, b, c, d] => {
+            let (ab, cd) = (pair(g, a, b), pair(g, c, d));
+            // Lane j: ab[2j], ab[2j + 1], cd[2j], cd[2j + 1].
+            let idx = list(&|i| 2 * (i / 4) + i % 2 + (i % 4 / 2) * 2 * W, total);
+            g.def(&format!(
+                "shufflevector <{0} x i{bits}> {ab}, <{0} x i{bits}> {cd}, <{total} x i32> <{idx}>",
+                2 * W
+            ))
+        }
+        _ => unreachable!("interleaved stores of 2 or 4 elements"),
+    };
+    let t = format!("<{total} x i{bits}>");
+    let p = g.def(&format!("inttoptr i64 {h0} to {t}*"));
+    let eb = g.bits_of_mask(exec);
+    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+    let (lf, lm, lj) = (
+        g.label("sti_full"),
+        g.label("sti_masked"),
+        g.label("sti_join"),
+    );
+    g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
+    g.emit_label(&lf);
+    g.line(&format!("store {t} {v}, {t}* {p}, align {}", bits / 8));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lm);
+    // Each lane's bit for its n elements.
+    let m = g.def(&format!(
+        "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{total} x i32> <{}>",
+        list(&|i| i / n, total)
+    ));
+    g.line(&format!(
+        "call void @llvm.masked.store.v{total}i{bits}.p0v{total}i{bits}({t} {v}, {t}* {p}, i32 {}, <{total} x i1> {m})",
+        bits / 8
+    ));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
 }
 
 /// The lanes' elements of an access whose widened index wraps inside the
