@@ -1692,12 +1692,17 @@ pub fn emit<const W: u32>(
             &format!("declare <{n} x i{bits}> @llvm.masked.load.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>*, i32, <{n} x i1>, <{n} x i{bits}>)"),
         );
     }
-    // Interleaved stores of 2 or 4 elements a lane (`lower::store_interleaved`).
+    // Interleaved loads and stores of 2 or 4 elements a lane
+    // (`lower::load_interleaved`, `lower::store_interleaved`).
     for (bits, f) in [8, 16, 32, 64].into_iter().flat_map(|b| [(b, 2), (b, 4)]) {
         let n = W * f;
         declare(
             &mut ir,
             &format!("declare void @llvm.masked.store.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>, <{n} x i{bits}>*, i32, <{n} x i1>)"),
+        );
+        declare(
+            &mut ir,
+            &format!("declare <{n} x i{bits}> @llvm.masked.load.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>*, i32, <{n} x i1>, <{n} x i{bits}>)"),
         );
     }
     ir.push_str(&warp_fns);

@@ -934,6 +934,24 @@ fn load<const W: u32>(
     let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
         return load_per_lane(g, addr, space, ty, dsts, exec, per_lane);
     };
+    let n = dsts.len() as i64;
+    if matches!(n, 2 | 4) && l.extra == 0 && l.stride == n * i64::from(bits / 8) {
+        // Each lane's group right after the previous lane's (an array of
+        // float4s): one contiguous load, then the elements picked apart.
+        if space == Space::Global {
+            prefetch_stride(g, &h0);
+        }
+        let split = split_on_jump(g, &k);
+        let vs = load_interleaved(g, &h0, bits, n as u32, exec);
+        for (d, v) in dsts.iter().zip(&vs) {
+            if let Some(d) = d {
+                g.set(*d, v, bits, ty.is_signed(), exec);
+            }
+        }
+        return rejoin_after_jump(g, split, |g| {
+            loads_past_jump(g, &h0, &l, k.as_deref(), ty, dsts, exec)
+        });
+    }
     // Known consecutive (or one address): no test; else every f-th
     // element of a window; else known positions.
     let stride = strided(&l, bits);
@@ -979,16 +997,84 @@ fn load<const W: u32>(
     }
     // A jump inside the warp (rare): the lanes through one call.
     rejoin_after_jump(g, split, |g| {
-        let k = k.as_deref().unwrap_or("0");
-        for (i, d) in dsts.iter().enumerate() {
-            let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
-            let v = past_jump(g, &hi, &l, k, bits, None, exec);
-            if let Some(d) = d {
-                g.set(*d, &v, bits, ty.is_signed(), exec);
-            }
-        }
-        Ok(())
+        loads_past_jump(g, &h0, &l, k.as_deref(), ty, dsts, exec)
     })
+}
+
+/// The elements of `dsts` on the rare side of a jump (see `past_jump`).
+fn loads_past_jump<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    l: &Lanes,
+    k: Option<&str>,
+    ty: Ty,
+    dsts: &[Option<Reg>],
+    exec: &str,
+) -> R {
+    let (k, bits) = (k.unwrap_or("0"), ty.bits());
+    for (i, d) in dsts.iter().enumerate() {
+        let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
+        let v = past_jump(g, &hi, l, k, bits, None, exec);
+        if let Some(d) = d {
+            g.set(*d, &v, bits, ty.is_signed(), exec);
+        }
+    }
+    Ok(())
+}
+
+/// The `n` (2 or 4) elements of each lane's group, from `h0` on, group
+/// after group, for the lanes of `exec`: one load of the warp's groups
+/// (masked for a partial warp), then a shuffle per element. A gather per
+/// element was the alternative.
+fn load_interleaved<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    bits: u32,
+    n: u32,
+    exec: &str,
+) -> Vec<String> {
+    let total = n * W;
+    let t = format!("<{total} x i{bits}>");
+    let p = g.def(&format!("inttoptr i64 {h0} to {t}*"));
+    let eb = g.bits_of_mask(exec);
+    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+    let (lf, lm, lj) = (
+        g.label("ldi_full"),
+        g.label("ldi_masked"),
+        g.label("ldi_join"),
+    );
+    g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
+    g.emit_label(&lf);
+    let v0 = g.def(&format!("load {t}, {t}* {p}, align {}", bits / 8));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lm);
+    let m = g.def(&format!(
+        "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{total} x i32> <{}>",
+        index_list(total, |i| i / n)
+    ));
+    let v1 = g.def(&format!(
+        "call {t} @llvm.masked.load.v{total}i{bits}.p0v{total}i{bits}({t}* {p}, i32 {}, <{total} x i1> {m}, {t} undef)",
+        bits / 8
+    ));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
+    let v = g.def(&format!("phi {t} [ {v0}, %{lf} ], [ {v1}, %{lm} ]"));
+    (0..n)
+        .map(|c| {
+            g.def(&format!(
+                "shufflevector {t} {v}, {t} undef, <{W} x i32> <{}>",
+                index_list(W, |j| j * n + c)
+            ))
+        })
+        .collect()
+}
+
+/// `i32 f(0), i32 f(1), ...` for a shuffle mask of `len` elements.
+fn index_list(len: u32, f: impl Fn(u32) -> u32) -> String {
+    (0..len)
+        .map(|i| format!("i32 {}", f(i)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Whether a global access of one `bits`-wide element at `addr` reads or
@@ -1690,14 +1776,8 @@ fn store_interleaved<const W: u32>(
 ) {
     let n = vals.len() as u32;
     let total = n * W;
-    let list = |f: &dyn Fn(u32) -> u32, len: u32| {
-        (0..len)
-            .map(|i| format!("i32 {}", f(i)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let pair = |g: &mut Gen<W>, a: &str, b: &str| {
-        let idx = list(&|i| i / 2 + (i % 2) * W, 2 * W);
+        let idx = index_list(2 * W, |i| i / 2 + (i % 2) * W);
         g.def(&format!(
             "shufflevector {} {a}, {} {b}, <{} x i32> <{idx}>",
             vt::<W>(bits),
@@ -1710,7 +1790,7 @@ fn store_interleaved<const W: u32>(
         [a, b, c, d] => {
             let (ab, cd) = (pair(g, a, b), pair(g, c, d));
             // Lane j: ab[2j], ab[2j + 1], cd[2j], cd[2j + 1].
-            let idx = list(&|i| 2 * (i / 4) + i % 2 + (i % 4 / 2) * 2 * W, total);
+            let idx = index_list(total, |i| 2 * (i / 4) + i % 2 + (i % 4 / 2) * 2 * W);
             g.def(&format!(
                 "shufflevector <{0} x i{bits}> {ab}, <{0} x i{bits}> {cd}, <{total} x i32> <{idx}>",
                 2 * W
@@ -1735,7 +1815,7 @@ fn store_interleaved<const W: u32>(
     // Each lane's bit for its n elements.
     let m = g.def(&format!(
         "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{total} x i32> <{}>",
-        list(&|i| i / n, total)
+        index_list(total, |i| i / n)
     ));
     g.line(&format!(
         "call void @llvm.masked.store.v{total}i{bits}.p0v{total}i{bits}({t} {v}, {t}* {p}, i32 {}, <{total} x i1> {m})",
