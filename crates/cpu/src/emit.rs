@@ -173,7 +173,7 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// Element sizes of `@wf_ld_few_*` helpers to define (see `lower`).
     pub(crate) few_loads: std::collections::BTreeSet<u32>,
     /// (store?, element size) of `@wf_jump_ld_*` / `@wf_jump_st_*` helpers
-    /// to define (see `lower::past_jump`).
+    /// to define (see `past_jump`).
     pub(crate) jump_helpers: std::collections::BTreeSet<(bool, u32)>,
     /// Stack buffers, emitted in the entry block.
     pub(crate) allocas: String,
@@ -1693,7 +1693,7 @@ pub fn emit<const W: u32>(
         );
     }
     // Interleaved loads and stores of 2 or 4 elements a lane
-    // (`lower::load_interleaved`, `lower::store_interleaved`).
+    // (see `interleave`).
     for (bits, f) in [8, 16, 32, 64].into_iter().flat_map(|b| [(b, 2), (b, 4)]) {
         let n = W * f;
         declare(
@@ -1750,7 +1750,7 @@ pub fn emit<const W: u32>(
         ir.push_str(&crate::lower::few_load_fn::<W>(*bits));
     }
     for (store, bits) in &g.jump_helpers {
-        ir.push_str(&crate::lower::past_jump_fn::<W>(*store, *bits));
+        ir.push_str(&crate::past_jump::past_jump_fn::<W>(*store, *bits));
     }
     let _ = writeln!(
         ir,

@@ -1,0 +1,123 @@
+//! Accesses whose lanes each read or write a group of 2 or 4 consecutive
+//! elements right after the previous lane's (`ld.v4`/`st.v4` of an array
+//! of float4s): the warp's groups move as one vector, interleaved.
+
+use crate::emit::{full_bits, vt, Emitter as Gen};
+
+/// The `n` (2 or 4) elements of each lane's group, from `h0` on, group
+/// after group, for the lanes of `exec`: one load of the warp's groups
+/// (masked for a partial warp), then a shuffle per element. A gather per
+/// element was the alternative.
+pub(crate) fn load_interleaved<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    bits: u32,
+    n: u32,
+    exec: &str,
+) -> Vec<String> {
+    let total = n * W;
+    let t = format!("<{total} x i{bits}>");
+    let p = g.def(&format!("inttoptr i64 {h0} to {t}*"));
+    let eb = g.bits_of_mask(exec);
+    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+    let (lf, lm, lj) = (
+        g.label("ldi_full"),
+        g.label("ldi_masked"),
+        g.label("ldi_join"),
+    );
+    g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
+    g.emit_label(&lf);
+    let v0 = g.def(&format!("load {t}, {t}* {p}, align {}", bits / 8));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lm);
+    let m = g.def(&format!(
+        "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{total} x i32> <{}>",
+        index_list(total, |i| i / n)
+    ));
+    let v1 = g.def(&format!(
+        "call {t} @llvm.masked.load.v{total}i{bits}.p0v{total}i{bits}({t}* {p}, i32 {}, <{total} x i1> {m}, {t} undef)",
+        bits / 8
+    ));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
+    let v = g.def(&format!("phi {t} [ {v0}, %{lf} ], [ {v1}, %{lm} ]"));
+    (0..n)
+        .map(|c| {
+            g.def(&format!(
+                "shufflevector {t} {v}, {t} undef, <{W} x i32> <{}>",
+                index_list(W, |j| j * n + c)
+            ))
+        })
+        .collect()
+}
+
+/// `i32 f(0), i32 f(1), ...` for a shuffle mask of `len` elements.
+fn index_list(len: u32, f: impl Fn(u32) -> u32) -> String {
+    (0..len)
+        .map(|i| format!("i32 {}", f(i)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `vals` (2 or 4 vectors) interleaved, lane by lane (`a0 b0 a1 b1 ...`),
+/// and stored from `h0` on for the lanes of `exec`: each lane's group of
+/// elements follows the previous lane's. A scatter per element was a loop
+/// over the lanes each (four for a float4), and a fifth of an n-body
+/// kernel's IR.
+pub(crate) fn store_interleaved<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    bits: u32,
+    vals: &[String],
+    exec: &str,
+) {
+    let n = vals.len() as u32;
+    let total = n * W;
+    let pair = |g: &mut Gen<W>, a: &str, b: &str| {
+        let idx = index_list(2 * W, |i| i / 2 + (i % 2) * W);
+        g.def(&format!(
+            "shufflevector {} {a}, {} {b}, <{} x i32> <{idx}>",
+            vt::<W>(bits),
+            vt::<W>(bits),
+            2 * W
+        ))
+    };
+    let v = match vals {
+        [a, b] => pair(g, a, b),
+        [a, b, c, d] => {
+            let (ab, cd) = (pair(g, a, b), pair(g, c, d));
+            // Lane j: ab[2j], ab[2j + 1], cd[2j], cd[2j + 1].
+            let idx = index_list(total, |i| 2 * (i / 4) + i % 2 + (i % 4 / 2) * 2 * W);
+            g.def(&format!(
+                "shufflevector <{0} x i{bits}> {ab}, <{0} x i{bits}> {cd}, <{total} x i32> <{idx}>",
+                2 * W
+            ))
+        }
+        _ => unreachable!("interleaved stores of 2 or 4 elements"),
+    };
+    let t = format!("<{total} x i{bits}>");
+    let p = g.def(&format!("inttoptr i64 {h0} to {t}*"));
+    let eb = g.bits_of_mask(exec);
+    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+    let (lf, lm, lj) = (
+        g.label("sti_full"),
+        g.label("sti_masked"),
+        g.label("sti_join"),
+    );
+    g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
+    g.emit_label(&lf);
+    g.line(&format!("store {t} {v}, {t}* {p}, align {}", bits / 8));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lm);
+    // Each lane's bit for its n elements.
+    let m = g.def(&format!(
+        "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{total} x i32> <{}>",
+        index_list(total, |i| i / n)
+    ));
+    g.line(&format!(
+        "call void @llvm.masked.store.v{total}i{bits}.p0v{total}i{bits}({t} {v}, {t}* {p}, i32 {}, <{total} x i1> {m})",
+        bits / 8
+    ));
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
+}
