@@ -1646,8 +1646,9 @@ pub fn emit<const W: u32>(
     let mut fresh_fn = false;
     // Lean rounds of CTAs of a few full warps are unrolled over the warps.
     let threads: u32 = shape.iter().product();
-    let unrolled = (threads % W == 0 && threads / W <= UNROLL_WARPS_UP_TO && unroll_enabled())
-        .then_some(threads / W);
+    let unrolled =
+        (threads.is_multiple_of(W) && threads / W <= UNROLL_WARPS_UP_TO && unroll_enabled())
+            .then_some(threads / W);
     // The fresh region's PTX instructions and the one barrier it can end at.
     let region = Region::fresh(p, ctx.live_in);
     let fresh_insts = insts_inside(p, &region.inside);
@@ -2524,7 +2525,7 @@ fn unroll_planned<const W: u32>(p: &Prepared, shape: Shape) -> bool {
                 }
             )
     });
-    if threads % W != 0
+    if !threads.is_multiple_of(W)
         || n > UNROLL_WARPS_UP_TO
         || !unroll_enabled()
         || !crate::region::enabled()

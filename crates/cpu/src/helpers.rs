@@ -76,7 +76,7 @@ pub extern "C" fn wf_atom(d: *const InstKind, addr: u64, a: u64, b: u64) -> u64 
     };
     let (op, ty) = (*op, *ty);
     let size = ty.bytes() as u64;
-    if addr == 0 || addr % size != 0 {
+    if addr == 0 || !addr.is_multiple_of(size) {
         // Misaligned or null: a GPU faults; we cannot report from here, so
         // do nothing rather than touch memory unsafely.
         return 0;

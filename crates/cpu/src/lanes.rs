@@ -70,7 +70,7 @@ fn bound(v: Option<u64>, bits: u32) -> u64 {
 /// Whether every value below or at `max` is non-negative as a signed
 /// `bits`-wide number.
 fn non_negative(max: u64, bits: u32) -> bool {
-    bits >= 1 && bits <= 64 && max < (1u64 << (bits - 1).min(63))
+    (1..=64).contains(&bits) && max < (1u64 << (bits - 1).min(63))
 }
 
 impl Lanes {

@@ -3324,7 +3324,7 @@ fn special<const W: u32>(g: &mut Gen<W>, s: Special) -> (String, u32) {
         // Rows of whole warps: lane 0's index from the warp's by constant
         // divisors, so code with a constant warp index (unrolled rounds,
         // see `emit::unrolled_round`) folds it.
-        Special::Tid(c) if g.shape[0] % W == 0 && g.shape.iter().product::<u32>() > W => {
+        Special::Tid(c) if g.shape[0].is_multiple_of(W) && g.shape.iter().product::<u32>() > W => {
             let first = g.def(&format!("mul i32 %warp, {W}"));
             let (sx, sy) = (g.shape[0], g.shape[1]);
             let v = match c {

@@ -283,7 +283,7 @@ impl<'c, 'a> Cta<'c, 'a> {
         self.threads[leader]
             .frames
             .last()
-            .map_or(false, |f| f.idx == 0)
+            .is_some_and(|f| f.idx == 0)
     }
 
     /// Whether the group's next instruction is an atomic or volatile load
@@ -306,7 +306,7 @@ impl<'c, 'a> Cta<'c, 'a> {
 
     fn tick(&mut self) -> Res<()> {
         self.steps += 1;
-        if self.steps % 4096 == 0 {
+        if self.steps.is_multiple_of(4096) {
             if self.ctx.cancel.load(Ordering::Relaxed) {
                 return Err(ExecError::Cancelled);
             }
@@ -972,9 +972,9 @@ impl<'c, 'a> Cta<'c, 'a> {
         let p = self.val(t, target);
         let module = self.ctx.module;
         let id = p.wrapping_sub(FUNC_WINDOW) / 16;
-        let ok = p >= FUNC_WINDOW && p % 16 == 0 && (id as usize) < module.functions.len();
+        let ok = p >= FUNC_WINDOW && p.is_multiple_of(16) && (id as usize) < module.functions.len();
         let f = ok
-            .then(|| FuncId(id as u32))
+            .then_some(FuncId(id as u32))
             .filter(|f| !module.functions[*f].is_kernel);
         match f {
             Some(f) if module.functions[f].params.len() == nargs && module.functions[f].returns.len() == nrets => Ok(f),
@@ -1123,7 +1123,7 @@ impl<'c, 'a> Cta<'c, 'a> {
         addr: u64,
         align: u32,
     ) -> Res<()> {
-        if align > 1 && addr % u64::from(align) != 0 {
+        if align > 1 && !addr.is_multiple_of(u64::from(align)) {
             return Err(self.fault(
                 t,
                 line,

@@ -246,11 +246,11 @@ fn copy_local(
 ) {
     let mut off = 0u64;
     while off < size {
-        let chunk = if size - off >= 8 && off % 8 == 0 {
+        let chunk = if size - off >= 8 && off.is_multiple_of(8) {
             8
-        } else if size - off >= 4 && off % 4 == 0 {
+        } else if size - off >= 4 && off.is_multiple_of(4) {
             4
-        } else if size - off >= 2 && off % 2 == 0 {
+        } else if size - off >= 2 && off.is_multiple_of(2) {
             2
         } else {
             1

@@ -260,7 +260,7 @@ impl Buffer {
     /// Copy out as `T`s (the size must be a multiple of `T`'s).
     pub fn to_vec<T: bytemuck::Pod>(&self) -> Result<Vec<T>> {
         let size = std::mem::size_of::<T>();
-        if size == 0 || self.len_bytes() % size != 0 {
+        if size == 0 || !self.len_bytes().is_multiple_of(size) {
             return Err(Error::Buffer(format!(
                 "{} bytes is not a whole number of {}-byte elements",
                 self.len_bytes(),

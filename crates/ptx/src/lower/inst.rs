@@ -213,7 +213,7 @@ impl FnLower<'_, '_> {
                 self.int(op, ty, ty, cx, 1)?;
             }
             "min" | "max" => {
-                let _ = m.take_word(&["relu"]).map(|_| ()).map_or(Ok(()), |_| {
+                m.take_word(&["relu"]).map(|_| ()).map_or(Ok(()), |_| {
                     Err(bad(self, "`.relu` is not supported".into()))
                 })?;
                 nowords!();
@@ -1025,7 +1025,8 @@ impl FnLower<'_, '_> {
         match (&cx.ops[0], &cx.ops[1]) {
             (Operand::Vector(parts, _), src) => {
                 let part_bits = ty.bits() / parts.len().max(1) as u32;
-                if parts.len() < 2 || ty.bits() % parts.len() as u32 != 0 || part_bits < 8 {
+                if parts.len() < 2 || !ty.bits().is_multiple_of(parts.len() as u32) || part_bits < 8
+                {
                     return Err(self.diag(cx.ops[0].span(), "vector does not split this type"));
                 }
                 let pty = Ty::uint(part_bits);
@@ -1050,7 +1051,8 @@ impl FnLower<'_, '_> {
             }
             (dst, Operand::Vector(parts, vspan)) => {
                 let part_bits = ty.bits() / parts.len().max(1) as u32;
-                if parts.len() < 2 || ty.bits() % parts.len() as u32 != 0 || part_bits < 8 {
+                if parts.len() < 2 || !ty.bits().is_multiple_of(parts.len() as u32) || part_bits < 8
+                {
                     return Err(self.diag(*vspan, "vector does not pack into this type"));
                 }
                 let pty = Ty::uint(part_bits);
@@ -1405,7 +1407,7 @@ impl FnLower<'_, '_> {
         let cas = op == AtomOp::Cas;
         let (dst, rest) = if red {
             cx.count(self, 2)?;
-            (None, &cx.ops[..])
+            (None, cx.ops)
         } else {
             cx.count(self, if cas { 4 } else { 3 })?;
             (Some(self.dst(&cx.ops[0], ty)?), &cx.ops[1..])
