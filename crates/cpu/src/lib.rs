@@ -20,6 +20,7 @@ mod lanes;
 mod lower;
 mod pack;
 mod past_jump;
+mod pool;
 mod prepare;
 mod region;
 mod uniform;
@@ -652,13 +653,9 @@ pub fn launch(
             if workers == 1 {
                 work(0);
             } else {
-                // Pool thread w runs share w (the same thread each launch);
+                // Worker w runs share w (the same thread each launch);
                 // shares without a thread are left to the others.
-                rayon::broadcast(|ctx| {
-                    if ctx.index() < workers {
-                        work(ctx.index());
-                    }
-                });
+                pool::run(workers, &work);
             }
             done.store(true, Ordering::Relaxed);
         });
