@@ -968,6 +968,9 @@ fn load<const W: u32>(
             }
         }
         return rejoin_after_jump(g, split, |g| {
+            if g.avx512 {
+                return load_per_lane(g, addr, space, ty, dsts, exec, gather_elems);
+            }
             loads_past_jump(g, &h0, &l, k.as_deref(), ty, dsts, exec)
         });
     }
@@ -1014,10 +1017,21 @@ fn load<const W: u32>(
             g.set(*d, &v, bits, ty.is_signed(), exec);
         }
     }
-    // A jump inside the warp (rare): the lanes through one call.
+    // A jump inside the warp (rare): the lanes through one call (see
+    // `past_jump`), or with AVX-512 a gather in line.
     rejoin_after_jump(g, split, |g| {
+        if g.avx512 {
+            return load_per_lane(g, addr, space, ty, dsts, exec, gather_elems);
+        }
         loads_past_jump(g, &h0, &l, k.as_deref(), ty, dsts, exec)
     })
+}
+
+/// Elements at host addresses `h`: one gather (AVX-512 only, on the rare
+/// side of a jump; see `past_jump`).
+fn gather_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> String {
+    let ps = g.def(&format!("inttoptr <{W} x i64> {h} to <{W} x i{bits}*>"));
+    gather(g, &ps, bits, exec)
 }
 
 /// Whether a global access of one `bits`-wide element at `addr` reads or
@@ -1623,6 +1637,9 @@ fn store<const W: u32>(
         let vals: Vec<String> = srcs.iter().map(|s| g.val(*s, bits)).collect();
         store_interleaved(g, &h0, bits, &vals, exec);
         return rejoin_after_jump(g, split, |g| {
+            if g.avx512 {
+                return store_per_lane(g, addr, space, ty, srcs, exec, scatter_elems);
+            }
             stores_past_jump(g, &h0, &l, k.as_deref(), bits, srcs, exec)
         });
     }
@@ -1682,6 +1699,9 @@ fn store<const W: u32>(
         }
     }
     rejoin_after_jump(g, split, |g| {
+        if g.avx512 {
+            return store_per_lane(g, addr, space, ty, srcs, exec, scatter_elems);
+        }
         stores_past_jump(g, &h0, &l, k.as_deref(), bits, srcs, exec)
     })
 }

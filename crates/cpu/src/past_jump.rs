@@ -54,12 +54,14 @@ pub(crate) fn stores_past_jump<const W: u32>(
 /// warp (`split_on_jump`'s rare side): lane i at `h0` + `l.offset(i)`,
 /// plus `l.jump` from lane `k` on: a call to one shared helper per element
 /// size, which loads or stores lane by lane. In line, the per-site lane
-/// loop (or AVX-512 gather) and its <W x i64> addresses were a fifth of a
-/// 3-D stencil's IR and 40% of its code generation time (JIT 411 -> 310
-/// ms, 2-D stencil 148 -> 101, transpose 383 -> 334). The helpers keep
-/// every register (`preserve_allcc`): a call that clobbers the vector
-/// registers, even one never made, sends the values live across it to the
-/// stack on the hot side (a 7-point stencil ran 1.25x slower). A store
+/// loop and its <W x i64> addresses were a fifth of a 3-D stencil's IR and
+/// 40% of its code generation time (JIT 411 -> 310 ms, 2-D stencil 148 ->
+/// 101, transpose 383 -> 334). The helpers keep every register
+/// (`preserve_allcc`): a call that clobbers the vector registers, even one
+/// never made, sends the values live across it to the stack on the hot
+/// side (a 7-point stencil ran 1.25x slower). Not with AVX-512: LLVM 14's
+/// `preserve_allcc` keeps only YMM0-15, so ZMM values would still go to
+/// the stack; there the callers keep an inline gather or scatter. A store
 /// passes `v`; a load returns its elements.
 fn past_jump<const W: u32>(
     g: &mut Gen<W>,
