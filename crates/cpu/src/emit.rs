@@ -1685,25 +1685,23 @@ pub fn emit<const W: u32>(
     for line in decls::<W>().lines() {
         declare(&mut ir, line);
     }
-    // The windows of strided narrow loads (`lower::load_strided`).
-    for (bits, f) in (2..=8).flat_map(|f| [(8, f), (16, f)]).chain([(32, 2)]) {
+    // Masked loads of the windows of strided narrow loads
+    // (`lower::load_strided`) and of interleaved groups of 2 or 4 elements
+    // a lane, which are also stored masked (see `interleave`).
+    let windows = (2..=8).flat_map(|f| [(8, f), (16, f)]).chain([(32, 2)]);
+    let groups = [8, 16, 32, 64].into_iter().flat_map(|b| [(b, 2), (b, 4)]);
+    for (bits, f) in windows.chain(groups.clone()) {
         let n = W * f;
         declare(
             &mut ir,
             &format!("declare <{n} x i{bits}> @llvm.masked.load.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>*, i32, <{n} x i1>, <{n} x i{bits}>)"),
         );
     }
-    // Interleaved loads and stores of 2 or 4 elements a lane
-    // (see `interleave`).
-    for (bits, f) in [8, 16, 32, 64].into_iter().flat_map(|b| [(b, 2), (b, 4)]) {
+    for (bits, f) in groups {
         let n = W * f;
         declare(
             &mut ir,
             &format!("declare void @llvm.masked.store.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>, <{n} x i{bits}>*, i32, <{n} x i1>)"),
-        );
-        declare(
-            &mut ir,
-            &format!("declare <{n} x i{bits}> @llvm.masked.load.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>*, i32, <{n} x i1>, <{n} x i{bits}>)"),
         );
     }
     ir.push_str(&warp_fns);

@@ -15,32 +15,22 @@ pub(crate) fn load_interleaved<const W: u32>(
     n: u32,
     exec: &str,
 ) -> Vec<String> {
-    let total = n * W;
-    let t = format!("<{total} x i{bits}>");
+    let t = format!("<{} x i{bits}>", n * W);
     let p = g.def(&format!("inttoptr i64 {h0} to {t}*"));
-    let eb = g.bits_of_mask(exec);
-    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
-    let (lf, lm, lj) = (
-        g.label("ldi_full"),
-        g.label("ldi_masked"),
-        g.label("ldi_join"),
+    let size = bits / 8;
+    let v = whole_or_part(
+        g,
+        exec,
+        n,
+        Some(&t),
+        |g| g.def(&format!("load {t}, {t}* {p}, align {size}")),
+        |g, m| {
+            g.def(&format!(
+                "call {t} @llvm.masked.load.v{0}i{bits}.p0v{0}i{bits}({t}* {p}, i32 {size}, <{0} x i1> {m}, {t} undef)",
+                n * W
+            ))
+        },
     );
-    g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
-    g.emit_label(&lf);
-    let v0 = g.def(&format!("load {t}, {t}* {p}, align {}", bits / 8));
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lm);
-    let m = g.def(&format!(
-        "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{total} x i32> <{}>",
-        index_list(total, |i| i / n)
-    ));
-    let v1 = g.def(&format!(
-        "call {t} @llvm.masked.load.v{total}i{bits}.p0v{total}i{bits}({t}* {p}, i32 {}, <{total} x i1> {m}, {t} undef)",
-        bits / 8
-    ));
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lj);
-    let v = g.def(&format!("phi {t} [ {v0}, %{lf} ], [ {v1}, %{lm} ]"));
     (0..n)
         .map(|c| {
             g.def(&format!(
@@ -97,27 +87,54 @@ pub(crate) fn store_interleaved<const W: u32>(
     };
     let t = format!("<{total} x i{bits}>");
     let p = g.def(&format!("inttoptr i64 {h0} to {t}*"));
+    let size = bits / 8;
+    whole_or_part(
+        g,
+        exec,
+        n,
+        None,
+        |g| {
+            g.line(&format!("store {t} {v}, {t}* {p}, align {size}"));
+            String::new()
+        },
+        |g, m| {
+            g.line(&format!(
+                "call void @llvm.masked.store.v{total}i{bits}.p0v{total}i{bits}({t} {v}, {t}* {p}, i32 {size}, <{total} x i1> {m})"
+            ));
+            String::new()
+        },
+    );
+}
+
+/// `whole(g)` when every lane of `exec` runs, else `part(g, m)` with `m`
+/// each lane's bit spread over its `n` elements; their results joined
+/// (a phi of type `ty`, or nothing without one).
+fn whole_or_part<const W: u32>(
+    g: &mut Gen<W>,
+    exec: &str,
+    n: u32,
+    ty: Option<&str>,
+    whole: impl FnOnce(&mut Gen<W>) -> String,
+    part: impl FnOnce(&mut Gen<W>, &str) -> String,
+) -> String {
     let eb = g.bits_of_mask(exec);
     let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
-    let (lf, lm, lj) = (
-        g.label("sti_full"),
-        g.label("sti_masked"),
-        g.label("sti_join"),
-    );
+    let (lf, lm, lj) = (g.label("ilv_all"), g.label("ilv_some"), g.label("ilv_join"));
     g.line(&format!("br i1 {full}, label %{lf}, label %{lm}"));
     g.emit_label(&lf);
-    g.line(&format!("store {t} {v}, {t}* {p}, align {}", bits / 8));
+    let a = whole(g);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lm);
-    // Each lane's bit for its n elements.
     let m = g.def(&format!(
-        "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{total} x i32> <{}>",
-        index_list(total, |i| i / n)
+        "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{} x i32> <{}>",
+        n * W,
+        index_list(n * W, |i| i / n)
     ));
-    g.line(&format!(
-        "call void @llvm.masked.store.v{total}i{bits}.p0v{total}i{bits}({t} {v}, {t}* {p}, i32 {}, <{total} x i1> {m})",
-        bits / 8
-    ));
+    let b = part(g, &m);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
+    match ty {
+        Some(t) => g.def(&format!("phi {t} [ {a}, %{lf} ], [ {b}, %{lm} ]")),
+        None => String::new(),
+    }
 }

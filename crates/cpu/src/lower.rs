@@ -953,6 +953,14 @@ fn load<const W: u32>(
     let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
         return load_per_lane(g, addr, space, ty, dsts, exec, per_lane);
     };
+    // A jump inside the warp (rare): the lanes through one call (see
+    // `past_jump`), or with AVX-512 a gather in line.
+    let jump_side = |g: &mut Gen<W>| {
+        if g.avx512 {
+            return load_per_lane(g, addr, space, ty, dsts, exec, gather_elems);
+        }
+        loads_past_jump(g, &h0, &l, k.as_deref(), ty, dsts, exec)
+    };
     let n = dsts.len() as i64;
     if matches!(n, 2 | 4) && l.extra == 0 && l.stride == n * i64::from(bits / 8) {
         // Each lane's group right after the previous lane's (an array of
@@ -967,12 +975,7 @@ fn load<const W: u32>(
                 g.set(*d, v, bits, ty.is_signed(), exec);
             }
         }
-        return rejoin_after_jump(g, split, |g| {
-            if g.avx512 {
-                return load_per_lane(g, addr, space, ty, dsts, exec, gather_elems);
-            }
-            loads_past_jump(g, &h0, &l, k.as_deref(), ty, dsts, exec)
-        });
+        return rejoin_after_jump(g, split, jump_side);
     }
     // Known consecutive (or one address): no test; else every f-th
     // element of a window; else known positions.
@@ -1017,14 +1020,7 @@ fn load<const W: u32>(
             g.set(*d, &v, bits, ty.is_signed(), exec);
         }
     }
-    // A jump inside the warp (rare): the lanes through one call (see
-    // `past_jump`), or with AVX-512 a gather in line.
-    rejoin_after_jump(g, split, |g| {
-        if g.avx512 {
-            return load_per_lane(g, addr, space, ty, dsts, exec, gather_elems);
-        }
-        loads_past_jump(g, &h0, &l, k.as_deref(), ty, dsts, exec)
-    })
+    rejoin_after_jump(g, split, jump_side)
 }
 
 /// Elements at host addresses `h`: one gather (AVX-512 only, on the rare
@@ -1629,6 +1625,13 @@ fn store<const W: u32>(
     let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
         return store_per_lane(g, addr, space, ty, srcs, exec, per_lane);
     };
+    // A jump inside the warp (rare): as in `load`.
+    let jump_side = |g: &mut Gen<W>| {
+        if g.avx512 {
+            return store_per_lane(g, addr, space, ty, srcs, exec, scatter_elems);
+        }
+        stores_past_jump(g, &h0, &l, k.as_deref(), bits, srcs, exec)
+    };
     let n = srcs.len() as i64;
     if matches!(n, 2 | 4) && l.extra == 0 && l.stride == n * size {
         // Each lane's group right after the previous lane's (an array of
@@ -1636,12 +1639,7 @@ fn store<const W: u32>(
         let split = split_on_jump(g, &k);
         let vals: Vec<String> = srcs.iter().map(|s| g.val(*s, bits)).collect();
         store_interleaved(g, &h0, bits, &vals, exec);
-        return rejoin_after_jump(g, split, |g| {
-            if g.avx512 {
-                return store_per_lane(g, addr, space, ty, srcs, exec, scatter_elems);
-            }
-            stores_past_jump(g, &h0, &l, k.as_deref(), bits, srcs, exec)
-        });
+        return rejoin_after_jump(g, split, jump_side);
     }
     let how = if l.is_uniform() && k.is_none() {
         How::LastLane
@@ -1657,9 +1655,9 @@ fn store<const W: u32>(
         return store_per_lane(g, addr, space, ty, srcs, exec, per_lane);
     };
     let split = split_on_jump(g, &k);
+    let last_lane = matches!(how, How::LastLane);
     for (i, s) in srcs.iter().enumerate() {
         let hi = g.def(&format!("add i64 {h0}, {}", i as u32 * bits / 8));
-        let last_lane = matches!(how, How::LastLane);
         // One lane's value: its NaN made canonical after it is picked, not
         // every lane's before (a warp reduction's result store: eight
         // vector instructions fewer per warp).
@@ -1698,12 +1696,7 @@ fn store<const W: u32>(
             },
         }
     }
-    rejoin_after_jump(g, split, |g| {
-        if g.avx512 {
-            return store_per_lane(g, addr, space, ty, srcs, exec, scatter_elems);
-        }
-        stores_past_jump(g, &h0, &l, k.as_deref(), bits, srcs, exec)
-    })
+    rejoin_after_jump(g, split, jump_side)
 }
 
 /// After the accesses of the no-jump side of `split_on_jump`: the side

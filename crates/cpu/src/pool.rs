@@ -105,7 +105,7 @@ fn worker(s: &'static Shared, w: usize) {
                 break e;
             }
             polls = polls.wrapping_add(1);
-            if polls % 64 != 0 || start.elapsed() < SPIN {
+            if !polls.is_multiple_of(64) || start.elapsed() < SPIN {
                 std::hint::spin_loop();
                 continue;
             }
@@ -122,13 +122,10 @@ fn worker(s: &'static Shared, w: usize) {
                 .flatten()
         };
         let Some(job) = job else { continue };
-        {
-            // SAFETY: `run` keeps the job alive until `done` counts us.
-            let r = catch_unwind(AssertUnwindSafe(|| unsafe { (*job)(w) }));
-            if let Err(p) = r {
-                let mut slot = s.panic.lock().unwrap_or_else(|p| p.into_inner());
-                slot.get_or_insert(p);
-            }
+        // SAFETY: `run` keeps the job alive until `done` counts us.
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| unsafe { (*job)(w) })) {
+            let mut slot = s.panic.lock().unwrap_or_else(|p| p.into_inner());
+            slot.get_or_insert(p);
         }
         s.done.fetch_add(1, Ordering::AcqRel);
     }
@@ -168,7 +165,7 @@ pub(crate) fn run(workers: usize, job: &Job<'_>) {
     let mut polls = 0u32;
     while s.done.load(Ordering::Acquire) < n - 1 {
         polls = polls.wrapping_add(1);
-        if polls % 1024 == 0 {
+        if polls.is_multiple_of(1024) {
             std::thread::yield_now();
         } else {
             std::hint::spin_loop();
