@@ -1697,6 +1697,11 @@ pub fn emit<const W: u32>(
             &format!("declare <{n} x i{bits}> @llvm.masked.load.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>*, i32, <{n} x i1>, <{n} x i{bits}>)"),
         );
     }
+    // Rows of load groups, masked by a lane each (`lower::emit_load_group`).
+    declare(
+        &mut ir,
+        "declare <16 x i32> @llvm.masked.load.v16i32.p0v16i32(<16 x i32>*, i32, <16 x i1>, <16 x i32>)",
+    );
     for (bits, f) in groups {
         let n = W * f;
         declare(

@@ -1471,10 +1471,11 @@ fn prefetch_groups_ahead<const W: u32>(g: &mut Gen<W>, h0: &str) {
     }
 }
 
-/// A load group at its first load: with every lane on, the warp's 32 rows
-/// as 32 vector loads of one contiguous block and a transposition (four
-/// rounds of interleaving pairs of rows) into one vector per column;
-/// otherwise each load as usual.
+/// A load group at its first load: the warp's rows as vector loads of one
+/// contiguous block (each lane's row masked by whether the lane is on,
+/// when some are off) and a transposition (four rounds of interleaving
+/// pairs of rows) into one vector per column. Only when the base address
+/// is not affine, each load as usual.
 pub(crate) fn emit_load_group<const W: u32>(
     g: &mut Gen<W>,
     insts: &[Inst],
@@ -1497,71 +1498,97 @@ pub(crate) fn emit_load_group<const W: u32>(
         base: addr.base,
         offset: addr.offset - i64::from(col0) * 4,
     };
+    let Some((h0, _, None)) = affine_host_addr(g, &base, *space) else {
+        let mut order: Vec<usize> = group.0.iter().map(|m| m.0).collect();
+        order.sort_unstable();
+        for k in order {
+            if let InstKind::Ld {
+                space,
+                ty,
+                dsts,
+                addr,
+                ..
+            } = &insts[k].kind
+            {
+                load(g, addr, *space, *ty, dsts, &exec)?;
+            }
+        }
+        return Ok(());
+    };
     let (lt, lp, lj) = (
         g.label("grp_rows"),
         g.label("grp_each"),
         g.label("grp_join"),
     );
-    if let Some((h0, _, None)) = affine_host_addr(g, &base, *space) {
-        let eb = g.bits_of_mask(&exec);
-        let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
-        g.line(&format!("br i1 {full}, label %{lt}, label %{lp}"));
-        g.emit_label(&lt);
-        prefetch_groups_ahead(g, &h0);
-        let rows: Vec<String> = (0..W)
+    let eb = g.bits_of_mask(&exec);
+    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+    g.line(&format!("br i1 {full}, label %{lt}, label %{lp}"));
+    g.emit_label(&lt);
+    prefetch_groups_ahead(g, &h0);
+    let row_ptrs = |g: &mut Gen<W>| -> Vec<String> {
+        (0..W)
             .map(|i| {
                 let hi = g.def(&format!("add i64 {h0}, {}", i64::from(i * ROW) * 4));
-                let p = g.def(&format!("inttoptr i64 {hi} to <16 x i32>*"));
-                g.def(&format!("load <16 x i32>, <16 x i32>* {p}, align 4"))
+                g.def(&format!("inttoptr i64 {hi} to <16 x i32>*"))
             })
-            .collect();
-        // 32 lanes: two 16 x 16 transposes joined; 16 lanes: one.
-        let lo = transpose16(g, &rows[..16]);
-        let hi = if W == 32 {
-            transpose16(g, &rows[16..])
-        } else {
-            Vec::new()
-        };
-        for &(k, col) in &group.0 {
-            let InstKind::Ld { ty, dsts, .. } = &insts[k].kind else {
-                continue;
-            };
-            let c = col as usize;
-            let v = if W == 32 {
-                g.def(&format!(
-                    "shufflevector <16 x i32> {}, <16 x i32> {}, <{W} x i32> {}",
-                    lo[c],
-                    hi[c],
-                    lanes_mask::<W>(0..32)
-                ))
-            } else {
-                lo[c].clone()
-            };
-            if let Some(d) = dsts[0] {
-                g.set(d, &v, 32, ty.is_signed(), &exec);
-            }
-        }
-        g.line(&format!("br label %{lj}"));
-    } else {
-        g.line(&format!("br label %{lp}"));
-    }
+            .collect()
+    };
+    let plain: Vec<String> = row_ptrs(g)
+        .iter()
+        .map(|p| g.def(&format!("load <16 x i32>, <16 x i32>* {p}, align 4")))
+        .collect();
+    g.line(&format!("br label %{lj}"));
+    // Some lanes off (the last warp of a grid): a lane that is on reads
+    // all of its row, one that is off none of it. A masked row load each,
+    // not a gather a column: without fast gathers LLVM expands those into
+    // a branch a lane, 512 blocks for 16 columns of 32 lanes.
     g.emit_label(&lp);
-    let mut order: Vec<usize> = group.0.iter().map(|m| m.0).collect();
-    order.sort_unstable();
-    for k in order {
-        if let InstKind::Ld {
-            space,
-            ty,
-            dsts,
-            addr,
-            ..
-        } = &insts[k].kind
-        {
-            load(g, addr, *space, *ty, dsts, &exec)?;
-        }
-    }
+    let masked: Vec<String> = row_ptrs(g)
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let m = g.def(&format!(
+                "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <16 x i32> {}",
+                sc::<16>(32, i as u64)
+            ));
+            g.def(&format!(
+                "call <16 x i32> @llvm.masked.load.v16i32.p0v16i32(<16 x i32>* {p}, i32 4, <16 x i1> {m}, <16 x i32> zeroinitializer)"
+            ))
+        })
+        .collect();
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
+    let rows: Vec<String> = plain
+        .iter()
+        .zip(&masked)
+        .map(|(a, b)| g.def(&format!("phi <16 x i32> [ {a}, %{lt} ], [ {b}, %{lp} ]")))
+        .collect();
+    // 32 lanes: two 16 x 16 transposes joined; 16 lanes: one.
+    let lo = transpose16(g, &rows[..16]);
+    let hi = if W == 32 {
+        transpose16(g, &rows[16..])
+    } else {
+        Vec::new()
+    };
+    for &(k, col) in &group.0 {
+        let InstKind::Ld { ty, dsts, .. } = &insts[k].kind else {
+            continue;
+        };
+        let c = col as usize;
+        let v = if W == 32 {
+            g.def(&format!(
+                "shufflevector <16 x i32> {}, <16 x i32> {}, <{W} x i32> {}",
+                lo[c],
+                hi[c],
+                lanes_mask::<W>(0..32)
+            ))
+        } else {
+            lo[c].clone()
+        };
+        if let Some(d) = dsts[0] {
+            g.set(d, &v, 32, ty.is_signed(), &exec);
+        }
+    }
     Ok(())
 }
 
@@ -1726,6 +1753,19 @@ fn indexed_ptrs<const W: u32>(g: &mut Gen<W>, h: &str, idx: &str, bits: u32) -> 
 
 /// Elements at pointers `ps`, for the lanes of `exec`.
 fn gather<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, exec: &str) -> String {
+    if !g.avx512 {
+        // Without AVX-512 LLVM loads lane by lane (AVX2's gathers are
+        // slower than that on the CPUs it tunes for, Zen 3 measured 2x),
+        // and with a mask behind a branch a lane: 32 blocks a gather, a
+        // third of some kernels' code generation time. Inactive lanes read
+        // a scratch slot instead, so every lane loads, without branches.
+        let ps = aim_off_lanes_at_sink(g, ps, bits, exec);
+        return g.def(&format!(
+            "call <{W} x i{bits}> @llvm.masked.gather.v{W}i{bits}.v{W}p0i{bits}(<{W} x i{bits}*> {ps}, i32 {}, <{W} x i1> {}, <{W} x i{bits}> undef)",
+            bits / 8,
+            sc::<W>(1, 1)
+        ));
+    }
     g.def(&format!(
         "call <{W} x i{bits}> @llvm.masked.gather.v{W}i{bits}.v{W}p0i{bits}(<{W} x i{bits}*> {ps}, i32 {}, <{W} x i1> {exec}, <{W} x i{bits}> undef)",
         bits / 8
@@ -1743,6 +1783,19 @@ fn scatter<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, v: &str, exec: &st
     ));
 }
 
+/// Pointers `ps` with those of the lanes not in `exec` replaced by one to
+/// a scratch slot of the warp function (8 bytes, room for any element).
+fn aim_off_lanes_at_sink<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, exec: &str) -> String {
+    if !g.allocas.contains("%lane_sink ") {
+        g.allocas.push_str("  %lane_sink = alloca i64, align 8\n");
+    }
+    let sink = g.def(&format!("bitcast i64* %lane_sink to i{bits}*"));
+    let sinks = g.splat(&format!("i{bits}*"), &sink);
+    g.def(&format!(
+        "select <{W} x i1> {exec}, <{W} x i{bits}*> {ps}, <{W} x i{bits}*> {sinks}"
+    ))
+}
+
 /// A scatter without AVX-512, which has no scatter instruction: LLVM
 /// would store lane by lane behind a branch on each lane's mask bit, and
 /// data-dependent masks (a sort's swaps) mispredict half of them. Here
@@ -1751,16 +1804,12 @@ fn scatter<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, v: &str, exec: &st
 /// loop (cheaper than extracting them from vector registers).
 fn branchless_scatter<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, v: &str, exec: &str) {
     if !g.allocas.contains("%scat_addr ") {
-        g.allocas.push_str(
-            &format!("  %scat_addr = alloca [{W} x i64], align 64\n  %scat_val = alloca [{W} x i64], align 64\n  %scat_sink = alloca i64, align 8\n"),
-        );
+        g.allocas.push_str(&format!(
+            "  %scat_addr = alloca [{W} x i64], align 64\n  %scat_val = alloca [{W} x i64], align 64\n"
+        ));
     }
-    let hs = g.def(&format!("ptrtoint <{W} x i{bits}*> {ps} to <{W} x i64>"));
-    let sink = g.def("ptrtoint i64* %scat_sink to i64");
-    let sinks = g.splat("i64", &sink);
-    let hsel = g.def(&format!(
-        "select <{W} x i1> {exec}, <{W} x i64> {hs}, <{W} x i64> {sinks}"
-    ));
+    let ps = aim_off_lanes_at_sink(g, ps, bits, exec);
+    let hsel = g.def(&format!("ptrtoint <{W} x i{bits}*> {ps} to <{W} x i64>"));
     let ap = g.def(&format!("bitcast [{W} x i64]* %scat_addr to <{W} x i64>*"));
     g.line(&format!(
         "store <{W} x i64> {hsel}, <{W} x i64>* {ap}, align 64"
