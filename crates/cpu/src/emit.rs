@@ -170,6 +170,8 @@ pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) consts: std::collections::HashMap<Reg, u64>,
     /// Element sizes whose out-of-line slow load path is used.
     pub(crate) slow_loads: std::collections::BTreeSet<u32>,
+    /// `(bits, signed)` of the indexed slow loads used (see `indexed`).
+    pub(crate) slow_index_loads: std::collections::BTreeSet<(u32, bool)>,
     /// Element sizes of `@wf_ld_few_*` helpers to define (see `lower`).
     pub(crate) few_loads: std::collections::BTreeSet<u32>,
     /// (store?, element size) of `@wf_jump_ld_*` / `@wf_jump_st_*` helpers
@@ -1505,6 +1507,7 @@ pub fn emit<const W: u32>(
         tri_body: triangle_bodies(p),
         consts: crate::uniform::constants(&p.func),
         slow_loads: std::collections::BTreeSet::new(),
+        slow_index_loads: std::collections::BTreeSet::new(),
         few_loads: std::collections::BTreeSet::new(),
         jump_helpers: std::collections::BTreeSet::new(),
         allocas: String::new(),
@@ -1747,6 +1750,9 @@ pub fn emit<const W: u32>(
         unrolled,
         state_bytes,
     ));
+    for &(bits, signed) in &g.slow_index_loads {
+        ir.push_str(&crate::indexed::slow_load_fn::<W>(bits, signed));
+    }
     for bits in &g.slow_loads {
         ir.push_str(&crate::lower::slow_load_fn::<W>(*bits, g.avx512));
     }
@@ -2663,6 +2669,8 @@ fn recompute<const W: u32>(
     insts: &[Inst],
 ) -> Result<(), crate::prepare::Unsupported> {
     g.store_mask(&sc::<W>(1, 1), "-1");
+    // Not at a position of the current block (see `indexed`).
+    g.cur_inst = usize::MAX;
     for inst in insts {
         let mut waited = false;
         crate::lower::emit_inst(g, inst, false, &mut waited, None)?;

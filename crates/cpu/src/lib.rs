@@ -14,6 +14,7 @@ mod disk_cache;
 mod dom;
 mod emit;
 mod helpers;
+mod indexed;
 mod interleave;
 mod jit;
 mod lanes;

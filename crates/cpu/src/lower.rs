@@ -4,6 +4,7 @@ use crate::emit::{
     bits_of_mask_ir, env, full_bits, iota, lanes_mask, mask_ty, sc, vt, Emitter as Gen, Helper,
     DONE,
 };
+use crate::indexed::{indexed, Indexed};
 use crate::interleave::{load_interleaved, store_interleaved};
 use crate::lanes::Lanes;
 use crate::past_jump::{loads_past_jump, stores_past_jump};
@@ -551,29 +552,41 @@ fn load_broadcast<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, exec: &str)
     g.splat(&format!("i{bits}"), &x)
 }
 
+/// Elements at the addresses `ix` gives, 32 bits or wider: one vector
+/// load when they are consecutive, else as `load_elems`.
+fn load_indexed<const W: u32>(
+    g: &mut Gen<W>,
+    ix: &Indexed,
+    space: Space,
+    bits: u32,
+    exec: &str,
+) -> String {
+    let (h0, all) = ix.consecutive(g, bits / 8, exec);
+    if space == Space::Global {
+        prefetch_stride(g, &h0);
+    }
+    load_split(g, &h0, &all, bits, exec, |g| {
+        if g.avx512 {
+            // In line, as `slow_load_fn` says.
+            let h = ix.addresses(g, bits / 8);
+            return slow_elems(g, &h, bits, exec);
+        }
+        ix.slow_load(g, bits, exec)
+    })
+}
+
 fn load_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> String {
     let size = bits / 8;
     let (h0, all) = contiguous(g, h, size, exec);
-    let (lc, lg, lj) = (
-        g.label("ld_contig"),
-        g.label("ld_gather"),
-        g.label("ld_join"),
-    );
-    g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
-    g.emit_label(&lc);
-    let v0 = load_contig(g, &h0, bits, exec, false);
-    let lf = g.label("ld_cdone");
-    g.line(&format!("br label %{lf}"));
-    g.emit_label(&lf);
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lg);
-    // Narrow elements have no hardware gather: one of each 32-bit word
-    // (a byte of each `int`, say) is worth its own test.
-    let mut words = None;
-    if bits < 32 {
+    load_split(g, &h0, &all, bits, exec, |g| {
+        // Narrow elements have no hardware gather: one of each 32-bit word
+        // (a byte of each `int`, say) is worth its own test.
+        if bits >= 32 {
+            return slow_elems(g, h, bits, exec);
+        }
         let f = 4 / size;
         let (_, every) = contiguous(g, h, 4, exec);
-        let (ls, lo) = (g.label("ld_words"), g.label("ld_other"));
+        let (ls, lo, lj) = (g.label("ld_words"), g.label("ld_other"), g.label("ld_wjoin"));
         g.line(&format!("br i1 {every}, label %{ls}, label %{lo}"));
         g.emit_label(&ls);
         let v = load_strided(g, &h0, f, bits, exec);
@@ -582,27 +595,53 @@ fn load_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> S
         g.emit_label(&ld);
         g.line(&format!("br label %{lj}"));
         g.emit_label(&lo);
-        words = Some((v, ld, lo));
-    }
-    // Not consecutive: half-warp broadcasts, half-warp rows or a gather,
-    // out of line (one copy per element size keeps kernels small).
-    let v2 = slow_elems(g, h, bits, exec);
+        let v2 = slow_elems(g, h, bits, exec);
+        let lo_end = g.label("ld_odone");
+        g.line(&format!("br label %{lo_end}"));
+        g.emit_label(&lo_end);
+        g.line(&format!("br label %{lj}"));
+        g.emit_label(&lj);
+        g.def(&format!(
+            "phi {} [ {v}, %{ld} ], [ {v2}, %{lo_end} ]",
+            vt::<W>(bits)
+        ))
+    })
+}
+
+/// The elements from `h0` on, by one vector load if `all` (they are
+/// consecutive), else as `other` reads them (a gather, out of line: one
+/// copy per element size keeps kernels small).
+fn load_split<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    all: &str,
+    bits: u32,
+    exec: &str,
+    other: impl FnOnce(&mut Gen<W>) -> String,
+) -> String {
+    let (lc, lg, lj) = (
+        g.label("ld_contig"),
+        g.label("ld_gather"),
+        g.label("ld_join"),
+    );
+    g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
+    g.emit_label(&lc);
+    let v0 = load_contig(g, h0, bits, exec, false);
+    let lf = g.label("ld_cdone");
+    g.line(&format!("br label %{lf}"));
+    g.emit_label(&lf);
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lg);
+    let v1 = other(g);
     let lg_end = g.label("ld_gdone");
     g.line(&format!("br label %{lg_end}"));
     g.emit_label(&lg_end);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
-    let v = g.t();
-    // The gather's block: after the word test when there is one.
-    let (lw, from_words) = match &words {
-        Some((w, ld, _)) => (lg_end.clone(), format!(", [ {w}, %{ld} ]")),
-        None => (lg_end.clone(), String::new()),
-    };
-    g.line(&format!(
-        "{v} = phi {} [ {v0}, %{lf} ], [ {v2}, %{lw} ]{from_words}",
+    g.def(&format!(
+        "phi {} [ {v0}, %{lf} ], [ {v1}, %{lg_end} ]",
         vt::<W>(bits)
-    ));
-    v
+    ))
 }
 
 /// The out-of-line part of a load of `bits`-bit elements whose lanes are
@@ -731,8 +770,21 @@ gather:
 }
 
 fn store_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, v: &str, exec: &str) {
-    let size = bits / 8;
-    let (h0, all) = contiguous(g, h, size, exec);
+    let (h0, all) = contiguous(g, h, bits / 8, exec);
+    store_elems_split(g, &h0, &all, |_| h.to_string(), bits, v, exec);
+}
+
+/// `store_elems` with the test done: one vector store from `h0` if `all`,
+/// else a scatter to the addresses `h` makes.
+fn store_elems_split<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    all: &str,
+    h: impl FnOnce(&mut Gen<W>) -> String,
+    bits: u32,
+    v: &str,
+    exec: &str,
+) {
     let (lc, lg, lj) = (
         g.label("st_contig"),
         g.label("st_scatter"),
@@ -740,12 +792,13 @@ fn store_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, v: &str, exec: 
     );
     g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
     g.emit_label(&lc);
-    store_contig(g, &h0, bits, v, exec, false, false);
+    store_contig(g, h0, bits, v, exec, false, false);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lg);
     // Not consecutive: a scatter (data-dependent positions, the usual case
     // here, gain nothing from the row tests loads use).
-    scatter_elems(g, h, bits, v, exec);
+    let h = h(g);
+    scatter_elems(g, &h, bits, v, exec);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
 }
@@ -945,12 +998,16 @@ fn load<const W: u32>(
     exec: &str,
 ) -> R {
     let bits = ty.bits();
-    let per_lane = if rows_consecutive(g, addr, space, bits, dsts.len()) {
-        row_elems
-    } else {
-        load_elems
-    };
+    let rows = rows_consecutive(g, addr, space, bits, dsts.len());
+    let per_lane = if rows { row_elems } else { load_elems };
     let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
+        if let ([Some(d)], true) = (dsts, bits >= 32 && !rows) {
+            if let Some(ix) = indexed(g, addr, space, bits / 8) {
+                let v = load_indexed(g, &ix, space, bits, exec);
+                g.set(*d, &v, bits, ty.is_signed(), exec);
+                return Ok(());
+            }
+        }
         return load_per_lane(g, addr, space, ty, dsts, exec, per_lane);
     };
     // A jump inside the warp (rare): the lanes through one call (see
@@ -1471,11 +1528,10 @@ fn prefetch_groups_ahead<const W: u32>(g: &mut Gen<W>, h0: &str) {
     }
 }
 
-/// A load group at its first load: the warp's rows as vector loads of one
-/// contiguous block (each lane's row masked by whether the lane is on,
-/// when some are off) and a transposition (four rounds of interleaving
-/// pairs of rows) into one vector per column. Only when the base address
-/// is not affine, each load as usual.
+/// A load group at its first load: with every lane on, the warp's 32 rows
+/// as 32 vector loads of one contiguous block and a transposition (four
+/// rounds of interleaving pairs of rows) into one vector per column;
+/// otherwise each load as usual.
 pub(crate) fn emit_load_group<const W: u32>(
     g: &mut Gen<W>,
     insts: &[Inst],
@@ -1498,97 +1554,71 @@ pub(crate) fn emit_load_group<const W: u32>(
         base: addr.base,
         offset: addr.offset - i64::from(col0) * 4,
     };
-    let Some((h0, _, None)) = affine_host_addr(g, &base, *space) else {
-        let mut order: Vec<usize> = group.0.iter().map(|m| m.0).collect();
-        order.sort_unstable();
-        for k in order {
-            if let InstKind::Ld {
-                space,
-                ty,
-                dsts,
-                addr,
-                ..
-            } = &insts[k].kind
-            {
-                load(g, addr, *space, *ty, dsts, &exec)?;
-            }
-        }
-        return Ok(());
-    };
     let (lt, lp, lj) = (
         g.label("grp_rows"),
         g.label("grp_each"),
         g.label("grp_join"),
     );
-    let eb = g.bits_of_mask(&exec);
-    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
-    g.line(&format!("br i1 {full}, label %{lt}, label %{lp}"));
-    g.emit_label(&lt);
-    prefetch_groups_ahead(g, &h0);
-    let row_ptrs = |g: &mut Gen<W>| -> Vec<String> {
-        (0..W)
+    if let Some((h0, _, None)) = affine_host_addr(g, &base, *space) {
+        let eb = g.bits_of_mask(&exec);
+        let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+        g.line(&format!("br i1 {full}, label %{lt}, label %{lp}"));
+        g.emit_label(&lt);
+        prefetch_groups_ahead(g, &h0);
+        let rows: Vec<String> = (0..W)
             .map(|i| {
                 let hi = g.def(&format!("add i64 {h0}, {}", i64::from(i * ROW) * 4));
-                g.def(&format!("inttoptr i64 {hi} to <16 x i32>*"))
+                let p = g.def(&format!("inttoptr i64 {hi} to <16 x i32>*"));
+                g.def(&format!("load <16 x i32>, <16 x i32>* {p}, align 4"))
             })
-            .collect()
-    };
-    let plain: Vec<String> = row_ptrs(g)
-        .iter()
-        .map(|p| g.def(&format!("load <16 x i32>, <16 x i32>* {p}, align 4")))
-        .collect();
-    g.line(&format!("br label %{lj}"));
-    // Some lanes off (the last warp of a grid): a lane that is on reads
-    // all of its row, one that is off none of it. A masked row load each,
-    // not a gather a column: without fast gathers LLVM expands those into
-    // a branch a lane, 512 blocks for 16 columns of 32 lanes.
-    g.emit_label(&lp);
-    let masked: Vec<String> = row_ptrs(g)
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let m = g.def(&format!(
-                "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <16 x i32> {}",
-                sc::<16>(32, i as u64)
-            ));
-            g.def(&format!(
-                "call <16 x i32> @llvm.masked.load.v16i32.p0v16i32(<16 x i32>* {p}, i32 4, <16 x i1> {m}, <16 x i32> zeroinitializer)"
-            ))
-        })
-        .collect();
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lj);
-    let rows: Vec<String> = plain
-        .iter()
-        .zip(&masked)
-        .map(|(a, b)| g.def(&format!("phi <16 x i32> [ {a}, %{lt} ], [ {b}, %{lp} ]")))
-        .collect();
-    // 32 lanes: two 16 x 16 transposes joined; 16 lanes: one.
-    let lo = transpose16(g, &rows[..16]);
-    let hi = if W == 32 {
-        transpose16(g, &rows[16..])
-    } else {
-        Vec::new()
-    };
-    for &(k, col) in &group.0 {
-        let InstKind::Ld { ty, dsts, .. } = &insts[k].kind else {
-            continue;
-        };
-        let c = col as usize;
-        let v = if W == 32 {
-            g.def(&format!(
-                "shufflevector <16 x i32> {}, <16 x i32> {}, <{W} x i32> {}",
-                lo[c],
-                hi[c],
-                lanes_mask::<W>(0..32)
-            ))
+            .collect();
+        // 32 lanes: two 16 x 16 transposes joined; 16 lanes: one.
+        let lo = transpose16(g, &rows[..16]);
+        let hi = if W == 32 {
+            transpose16(g, &rows[16..])
         } else {
-            lo[c].clone()
+            Vec::new()
         };
-        if let Some(d) = dsts[0] {
-            g.set(d, &v, 32, ty.is_signed(), &exec);
+        for &(k, col) in &group.0 {
+            let InstKind::Ld { ty, dsts, .. } = &insts[k].kind else {
+                continue;
+            };
+            let c = col as usize;
+            let v = if W == 32 {
+                g.def(&format!(
+                    "shufflevector <16 x i32> {}, <16 x i32> {}, <{W} x i32> {}",
+                    lo[c],
+                    hi[c],
+                    lanes_mask::<W>(0..32)
+                ))
+            } else {
+                lo[c].clone()
+            };
+            if let Some(d) = dsts[0] {
+                g.set(d, &v, 32, ty.is_signed(), &exec);
+            }
+        }
+        g.line(&format!("br label %{lj}"));
+    } else {
+        g.line(&format!("br label %{lp}"));
+    }
+    g.emit_label(&lp);
+    let mut order: Vec<usize> = group.0.iter().map(|m| m.0).collect();
+    order.sort_unstable();
+    for k in order {
+        if let InstKind::Ld {
+            space,
+            ty,
+            dsts,
+            addr,
+            ..
+        } = &insts[k].kind
+        {
+            load(g, addr, *space, *ty, dsts, &exec)?;
         }
     }
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
     Ok(())
 }
 
@@ -1644,12 +1674,17 @@ fn store<const W: u32>(
         /// Known positions: a scatter from one base (in lane order).
         Index(String),
     }
-    let per_lane = if rows_consecutive(g, addr, space, ty.bits(), srcs.len()) {
-        row_store_elems
-    } else {
-        store_elems
-    };
+    let rows = rows_consecutive(g, addr, space, ty.bits(), srcs.len());
+    let per_lane = if rows { row_store_elems } else { store_elems };
     let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
+        if let ([s], true) = (srcs, bits >= 32 && !rows) {
+            if let Some(ix) = indexed(g, addr, space, bits / 8) {
+                let v = g.val(*s, bits);
+                let (h0, all) = ix.consecutive(g, bits / 8, exec);
+                store_elems_split(g, &h0, &all, |g| ix.addresses(g, bits / 8), bits, &v, exec);
+                return Ok(());
+            }
+        }
         return store_per_lane(g, addr, space, ty, srcs, exec, per_lane);
     };
     // A jump inside the warp (rare): as in `load`.
@@ -3000,7 +3035,7 @@ fn spread<const W: u32>(g: &Gen<W>, v: Value) -> Option<Spread> {
 
 /// The last instruction before `end` defining `r`, unguarded, whose
 /// operands no instruction from it to `end` writes.
-fn quiet_def(insts: &[Inst], end: usize, r: Reg) -> Option<&Inst> {
+pub(crate) fn quiet_def(insts: &[Inst], end: usize, r: Reg) -> Option<&Inst> {
     let k = (0..end)
         .rev()
         .find(|&k| crate::uniform::defs(&insts[k].kind).contains(&r))?;

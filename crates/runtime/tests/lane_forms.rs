@@ -646,6 +646,67 @@ fn lanes_on_both_sides_of_a_jump_read_and_write_their_own_elements() {
 }
 
 #[test]
+fn indices_from_memory_that_wrap_inside_a_warp_reach_both_sides() {
+    // Lane t's index is idx0 + t with 32-bit wrapping: past i32::MAX
+    // (signed) or u32::MAX (unsigned) after lane 5. Widened, lanes 0-5
+    // read the last 6 floats of the high page, lanes 6-31 the first 26 of
+    // the low page; one vector load from lane 0's element would run off
+    // the high page.
+    let Some(mut pages) = FarPages::new() else {
+        eprintln!("skipped: no two free pages 2^34 bytes apart");
+        return;
+    };
+    let high_at = pages.1 as u64;
+    let dev = Device::new()
+        .with_backend(Backend::Cpu)
+        .with_warp_width(Some(32));
+    let m = module(&dev);
+    for (name, idx0) in [("indexed_wrap_s", i32::MAX as u32 - 5), ("indexed_wrap_u", u32::MAX - 5)] {
+        let (low, high) = pages.floats(26);
+        for i in 0..26 {
+            low[i] = 100.0 + i as f32;
+            high[i] = i as f32 + 0.5;
+        }
+        // The base that puts lane 0's element 24 bytes below the end of
+        // the high page.
+        let lane0 = high_at + PAGE as u64 - 24;
+        let offset0 = if name.ends_with('s') {
+            4 * i64::from(idx0 as i32)
+        } else {
+            4 * i64::from(idx0)
+        };
+        let src = lane0.wrapping_sub(offset0 as u64);
+        let idx: Vec<u32> = (0..32).map(|t| idx0.wrapping_add(t)).collect();
+        let idx = dev.buffer_from(&idx).unwrap();
+        let out = dev.buffer_zeroed(32 * 4).unwrap();
+        kernel(&m, name, Backend::Cpu, [32, 1, 1])
+            .launch(
+                [1, 1, 1],
+                [32, 1, 1],
+                0,
+                &[Arg::Buffer(&out), Arg::U64(src), Arg::Buffer(&idx)],
+            )
+            .unwrap();
+        let want: Vec<f32> = (0..32)
+            .map(|t| {
+                if t < 6 {
+                    (20 + t) as f32 + 0.5
+                } else {
+                    100.0 + (t - 6) as f32
+                }
+            })
+            .collect();
+        assert_eq!(out.to_vec::<f32>().unwrap(), want, "{name}");
+        let (low, high) = pages.floats(26);
+        for i in 0..26 {
+            assert_eq!(low[i], 2.0 * (100.0 + i as f32), "{name} low {i}");
+            let h = i as f32 + 0.5;
+            assert_eq!(high[i], if i >= 20 { 2.0 * h } else { h }, "{name} high {i}");
+        }
+    }
+}
+
+#[test]
 fn reversed_indices_load_and_store_in_reverse_lane_order() {
     let (n, threads) = (200u32, 256u32);
     let input: Vec<u32> = (0..n).map(|i| i * 7 + 3).collect();

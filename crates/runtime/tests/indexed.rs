@@ -1,0 +1,130 @@
+//! Loads and stores through 32-bit indices read from memory (no lane
+//! form): the compiled backend tests a warp's indices for consecutive
+//! elements before widening them (`warpfold-cpu`'s `indexed`). Consecutive,
+//! shifted, reversed, scrambled and almost-consecutive indices, signed and
+//! unsigned, 4- and 8-byte elements, partial warps and 8, 16 and 32 lanes
+//! must give the interpreter's results and the ones computed here.
+
+use warpfold::{Arg, Backend, Device};
+
+const N: usize = 1000;
+/// Elements of `x`, `xd`, `back` and `backd`: room for indices past `N`.
+const M: usize = N + 64;
+
+/// Index patterns, each a permutation of part of `0..M` (so the stores
+/// never collide).
+fn patterns() -> Vec<(&'static str, Vec<u32>)> {
+    let n = N as u32;
+    vec![
+        ("consecutive", (0..n).collect()),
+        ("shifted", (0..n).map(|t| t + 7).collect()),
+        ("reversed", (0..n).map(|t| n - 1 - t).collect()),
+        // 37 is prime to M = 1064.
+        ("scrambled", (0..n).map(|t| (t * 37 + 11) % M as u32).collect()),
+        // Lanes 17 and 18 of every warp swapped.
+        (
+            "one_pair_swapped",
+            (0..n)
+                .map(|t| if matches!(t % 32, 17 | 18) { t ^ 3 } else { t })
+                .collect(),
+        ),
+    ]
+}
+
+struct Outputs {
+    out: Vec<f32>,
+    outd: Vec<f64>,
+    back: Vec<f32>,
+    backd: Vec<f64>,
+}
+
+fn run(backend: Backend, width: Option<u32>, j: &[u32], u: &[u32]) -> Outputs {
+    let dev = Device::new().with_backend(backend).with_warp_width(width);
+    let m = dev
+        .load_ptx_named(include_str!("kernels/indexed.ptx"), "indexed.ptx")
+        .expect("loads");
+    let k = m.kernel("gather_scatter").unwrap();
+    let block = 128u32;
+    let (used, why) = k.effective_backend([block, 1, 1]);
+    assert_eq!(used, backend, "{why:?}");
+    if backend == Backend::Cpu {
+        // The indexed form was found.
+        let c = k.compiled([block, 1, 1]);
+        let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+        assert!(ir.contains("; indexed access"), "no indexed access");
+    }
+    let x: Vec<f32> = (0..M).map(|i| (i * 13 % 101) as f32 - 50.25).collect();
+    let xd: Vec<f64> = (0..M).map(|i| i as f64 * 0.5 + 3.0).collect();
+    let out = dev.buffer_zeroed(N * 4).unwrap();
+    let outd = dev.buffer_zeroed(N * 8).unwrap();
+    let back = dev.buffer_zeroed(M * 4).unwrap();
+    let backd = dev.buffer_zeroed(M * 8).unwrap();
+    let (xb, xdb) = (dev.buffer_from(&x).unwrap(), dev.buffer_from(&xd).unwrap());
+    let (jb, ub) = (dev.buffer_from(j).unwrap(), dev.buffer_from(u).unwrap());
+    let grid = (N as u32).div_ceil(block);
+    k.launch(
+        [grid, 1, 1],
+        [block, 1, 1],
+        0,
+        &[
+            Arg::Buffer(&out),
+            Arg::Buffer(&outd),
+            Arg::Buffer(&back),
+            Arg::Buffer(&backd),
+            Arg::Buffer(&xb),
+            Arg::Buffer(&xdb),
+            Arg::Buffer(&jb),
+            Arg::Buffer(&ub),
+            Arg::I32(N as i32),
+        ],
+    )
+    .unwrap_or_else(|e| panic!("{backend:?} {width:?}: {e}"));
+    Outputs {
+        out: out.to_vec().unwrap(),
+        outd: outd.to_vec().unwrap(),
+        back: back.to_vec().unwrap(),
+        backd: backd.to_vec().unwrap(),
+    }
+}
+
+#[test]
+fn indexed_loads_and_stores_match_the_interpreter() {
+    let x: Vec<f32> = (0..M).map(|i| (i * 13 % 101) as f32 - 50.25).collect();
+    let xd: Vec<f64> = (0..M).map(|i| i as f64 * 0.5 + 3.0).collect();
+    let pats = patterns();
+    for (a, (jname, j)) in pats.iter().enumerate() {
+        // The unsigned index follows the next pattern.
+        let (uname, u) = &pats[(a + 1) % pats.len()];
+        let mut back = vec![0f32; M];
+        let mut backd = vec![0f64; M];
+        for t in 0..N {
+            back[j[t] as usize] = t as f32;
+            backd[u[t] as usize] = t as f64;
+        }
+        let want_out: Vec<f32> = (0..N)
+            .map(|t| x[j[t] as usize] * 2.0 + x[u[t] as usize])
+            .collect();
+        let want_outd: Vec<f64> = (0..N).map(|t| xd[j[t] as usize] - 1.0).collect();
+        for (backend, width) in [
+            (Backend::Interp, None),
+            (Backend::Cpu, None),
+            (Backend::Cpu, Some(16)),
+            (Backend::Cpu, Some(8)),
+        ] {
+            let got = run(backend, width, j, u);
+            let what = format!("{backend:?} {width:?} j {jname} u {uname}");
+            same(&got.out, &want_out, &format!("out: {what}"));
+            same(&got.outd, &want_outd, &format!("outd: {what}"));
+            same(&got.back, &back, &format!("back: {what}"));
+            same(&got.backd, &backd, &format!("backd: {what}"));
+        }
+    }
+}
+
+/// Equal, or a panic naming the first element that differs.
+fn same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+        panic!("{what}: element {i} is {:?}, want {:?}", got[i], want[i]);
+    }
+}
