@@ -664,7 +664,13 @@ impl<'a, const W: u32> Gen<'a, W> {
 
     pub(crate) fn label(&mut self, prefix: &str) -> String {
         self.n += 1;
-        format!("{prefix}{}", self.n)
+        // "br_conv2" + 764 would be "br_conv" + 2764 (a function with
+        // 2764 names made them collide): a digit ends a prefix with "_".
+        if prefix.ends_with(|c: char| c.is_ascii_digit()) {
+            format!("{prefix}_{}", self.n)
+        } else {
+            format!("{prefix}{}", self.n)
+        }
     }
 
     pub(crate) fn line(&mut self, s: &str) {

@@ -9,19 +9,18 @@
 use crate::emit::{iota, Emitter as Gen};
 use warpfold_ir::*;
 
-/// Lane addresses `base + ext(idx) * size`: `base` (`i64`) the same for
+/// Lane addresses `base + ext(idx) * scale`: `base` (`i64`) the same for
 /// every lane, `idx` the lanes' indices (`<W x i32>`), extended as signed
 /// or unsigned.
 pub(crate) struct Indexed {
     base: String,
     idx: String,
     signed: bool,
+    scale: u32,
 }
 
-/// The form of `[addr]` when it is an element of one array through a
-/// 32-bit index for every lane, `size` bytes an element, worked out from
-/// the instructions before the access in its block (only from definitions
-/// whose operands nothing changes up to the access).
+/// `[addr]` as an element of one array through a 32-bit index for every
+/// lane, `size` bytes an element (global or generic memory).
 pub(crate) fn indexed<const W: u32>(
     g: &mut Gen<W>,
     addr: &Address,
@@ -29,6 +28,33 @@ pub(crate) fn indexed<const W: u32>(
     size: u32,
 ) -> Option<Indexed> {
     if !matches!(space, Space::Global | Space::Generic) {
+        return None;
+    }
+    index_form(g, addr, space).filter(|ix| ix.scale == size)
+}
+
+/// Where a 64-bit offset's 32-bit index comes from.
+enum Index {
+    /// A 32-bit register.
+    Reg32(Reg),
+    /// A 64-bit register holding a zero-extended value of at most 32 bits
+    /// (a byte loaded into a 64-bit register, say).
+    Narrow64(Reg),
+}
+
+/// The form of the address `[addr]` of the access being lowered when it
+/// is `base + ext(i) * scale` with `base` the same for every lane and `i`
+/// 32 bits: `mul.wide` or `mad.wide` of a 32-bit index, or a shift of a
+/// widened or zero-extended narrow one, added to a uniform base (global,
+/// generic or shared memory), worked out from the instructions before the
+/// access in its block (only from definitions whose operands nothing
+/// changes up to the access).
+pub(crate) fn index_form<const W: u32>(
+    g: &mut Gen<W>,
+    addr: &Address,
+    space: Space,
+) -> Option<Indexed> {
+    if !matches!(space, Space::Global | Space::Generic | Space::Shared) {
         return None;
     }
     let AddrBase::Reg(r) = addr.base else {
@@ -39,33 +65,18 @@ pub(crate) fn indexed<const W: u32>(
     let end = g.cur_inst;
     // Only for the access being lowered (`cur_inst` is its position).
     let here = match insts.get(end).map(|i| &i.kind) {
-        Some(InstKind::Ld { addr: a, .. } | InstKind::St { addr: a, .. }) => a == addr,
+        Some(
+            InstKind::Ld { addr: a, .. }
+            | InstKind::St { addr: a, .. }
+            | InstKind::Atom { addr: a, .. },
+        ) => a == addr,
         _ => false,
     };
     if !here {
         return None;
     }
-    let scaled = |i: &Inst| -> Option<(Reg, Ty)> {
-        // `idx * size`, widened: the index register and its type.
-        match &i.kind {
-            InstKind::Int {
-                op: IntOp::MulWide | IntOp::MadWide,
-                ty: ty @ (Ty::S32 | Ty::U32),
-                args,
-                ..
-            } => match args[..2] {
-                [Value::Reg(x), Value::Imm(s)] | [Value::Imm(s), Value::Reg(x)]
-                    if s == u64::from(size) =>
-                {
-                    Some((x, *ty))
-                }
-                _ => None,
-            },
-            _ => None,
-        }
-    };
     let def = crate::lower::quiet_def(insts, end, r)?;
-    let (base, (idx, ty)) = match &def.kind {
+    let (base, (idx, signed, scale)) = match &def.kind {
         InstKind::Int {
             op: IntOp::Add,
             ty: Ty::S64 | Ty::U64 | Ty::B64,
@@ -78,38 +89,129 @@ pub(crate) fn indexed<const W: u32>(
             if !uniform64(g, u) || g.lanes[t.0 as usize].is_some() {
                 return None;
             }
-            let m = crate::lower::quiet_def(insts, end, t)?;
-            match m.kind {
-                InstKind::Int {
-                    op: IntOp::MulWide,
-                    ..
-                } => (u, scaled(m)?),
-                _ => return None,
-            }
+            (u, offset_form(g, insts, end, t)?)
         }
         InstKind::Int {
             op: IntOp::MadWide,
+            ty,
             args,
             ..
-        } if uniform64(g, args[2]) => (args[2], scaled(def)?),
+        } if uniform64(g, args[2]) => (args[2], wide_product(*ty, &args[..2])?),
         _ => return None,
     };
-    if g.reg_bits[idx.0 as usize] != 32 || g.float_reg[idx.0 as usize].is_some() {
-        return None;
-    }
     // For tests and readers of the generated code.
     g.line("; indexed access");
     let b = match base {
         Value::Imm(x) => x.to_string(),
         Value::Reg(u) => g.def(&format!("load i64, i64* %r{}", u.0)),
     };
-    let base = g.def(&format!("add i64 {b}, {}", addr.offset));
-    let idx = g.val(Value::Reg(idx), 32);
+    let mut base = g.def(&format!("add i64 {b}, {}", addr.offset));
+    if space == Space::Shared {
+        let s = g.env(crate::emit::env::SHARED);
+        base = g.def(&format!("add i64 {base}, {s}"));
+    }
+    let idx = match idx {
+        Index::Reg32(x) => g.val(Value::Reg(x), 32),
+        Index::Narrow64(x) => {
+            let v = g.val(Value::Reg(x), 64);
+            g.def(&format!("trunc <{W} x i64> {v} to <{W} x i32>"))
+        }
+    };
     Some(Indexed {
         base,
         idx,
-        signed: ty == Ty::S32,
+        signed,
+        scale,
     })
+}
+
+/// `mul.wide`/`mad.wide` of a 32-bit register by a constant: the index,
+/// whether it is signed, the constant.
+fn wide_product(ty: Ty, args: &[Value]) -> Option<(Index, bool, u32)> {
+    if !matches!(ty, Ty::S32 | Ty::U32) {
+        return None;
+    }
+    match args[..2] {
+        [Value::Reg(x), Value::Imm(s)] | [Value::Imm(s), Value::Reg(x)] => {
+            Some((Index::Reg32(x), ty == Ty::S32, u32::try_from(s).ok()?))
+        }
+        _ => None,
+    }
+}
+
+/// The 64-bit offset register `t` (at instruction `end`) as a 32-bit
+/// index times a constant.
+fn offset_form<const W: u32>(
+    g: &Gen<W>,
+    insts: &[Inst],
+    end: usize,
+    t: Reg,
+) -> Option<(Index, bool, u32)> {
+    let def = crate::lower::quiet_def(insts, end, t)?;
+    let (index, signed, scale) = match &def.kind {
+        InstKind::Int {
+            op: IntOp::MulWide,
+            ty,
+            args,
+            ..
+        } => wide_product(*ty, args)?,
+        InstKind::Int {
+            op: IntOp::Shl,
+            ty: Ty::B64 | Ty::U64 | Ty::S64,
+            args,
+            ..
+        } => match args[..] {
+            [Value::Reg(x), Value::Imm(c)] if c < 24 => {
+                let (index, signed) = widened(g, insts, end, x)?;
+                (index, signed, 1 << c)
+            }
+            _ => return None,
+        },
+        _ => {
+            let (index, signed) = widened(g, insts, end, t)?;
+            (index, signed, 1)
+        }
+    };
+    let ok = match index {
+        Index::Reg32(x) | Index::Narrow64(x) => g.float_reg[x.0 as usize].is_none(),
+    };
+    ok.then_some((index, signed, scale))
+}
+
+/// The 64-bit register `x` (at instruction `end`) as a 32-bit index,
+/// extended: a `cvt` of a 32-bit register, a zero-extending load of at
+/// most 32 bits, or an `and` with a constant below 2^32.
+fn widened<const W: u32>(g: &Gen<W>, insts: &[Inst], end: usize, x: Reg) -> Option<(Index, bool)> {
+    if g.reg_bits[x.0 as usize] != 64 {
+        return None;
+    }
+    let def = crate::lower::quiet_def(insts, end, x)?;
+    match &def.kind {
+        InstKind::Cvt {
+            dst_ty: Ty::S64 | Ty::U64,
+            src_ty: src_ty @ (Ty::S32 | Ty::U32),
+            src: Value::Reg(y),
+            ..
+        } if g.reg_bits[y.0 as usize] == 32 => Some((Index::Reg32(*y), *src_ty == Ty::S32)),
+        InstKind::Ld {
+            ty: Ty::U8 | Ty::U16 | Ty::U32,
+            dsts,
+            ..
+        } if dsts[..] == [Some(x)] => Some((Index::Narrow64(x), false)),
+        // A mask below 2^32 (`(u64)k & 252`: a bin's byte offset).
+        InstKind::Int {
+            op: IntOp::And,
+            ty: Ty::B64 | Ty::U64 | Ty::S64,
+            args,
+            ..
+        } => match args[..] {
+            [Value::Reg(_), Value::Imm(m)] | [Value::Imm(m), Value::Reg(_)] if m <= u64::from(u32::MAX) => {
+                Some((Index::Narrow64(x), false))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// A 64-bit operand the same for every lane whose scalar is in `%rN`.
@@ -128,12 +230,8 @@ impl Indexed {
     /// elements from it: their indices are lane 0's plus the lane, and
     /// adding 31 to lane 0's does not wrap (else consecutive 32-bit
     /// indices can widen to addresses 2^32 elements apart).
-    pub(crate) fn consecutive<const W: u32>(
-        &self,
-        g: &mut Gen<W>,
-        size: u32,
-        exec: &str,
-    ) -> (String, String) {
+    pub(crate) fn consecutive<const W: u32>(&self, g: &mut Gen<W>, exec: &str) -> (String, String) {
+        let size = self.scale;
         let i0 = g.def(&format!("extractelement <{W} x i32> {}, i32 0", self.idx));
         let s0 = g.splat("i32", &i0);
         let expect = g.def(&format!("add <{W} x i32> {s0}, {}", iota::<W>(32)));
@@ -161,8 +259,22 @@ impl Indexed {
         (h0, both)
     }
 
+    /// The lanes' indices (`<W x i32>`).
+    pub(crate) fn indices(&self) -> &str {
+        &self.idx
+    }
+
+    /// The address of the element of index `i` (an `i32`).
+    pub(crate) fn address_of<const W: u32>(&self, g: &mut Gen<W>, i: &str) -> String {
+        let ext = if self.signed { "sext" } else { "zext" };
+        let w = g.def(&format!("{ext} i32 {i} to i64"));
+        let o = g.def(&format!("mul i64 {w}, {}", self.scale));
+        g.def(&format!("add i64 {}, {o}", self.base))
+    }
+
     /// Every lane's address (`<W x i64>`).
-    pub(crate) fn addresses<const W: u32>(&self, g: &mut Gen<W>, size: u32) -> String {
+    pub(crate) fn addresses<const W: u32>(&self, g: &mut Gen<W>) -> String {
+        let size = self.scale;
         let ext = if self.signed { "sext" } else { "zext" };
         let w = g.def(&format!("{ext} <{W} x i32> {} to <{W} x i64>", self.idx));
         let o = g.def(&format!(

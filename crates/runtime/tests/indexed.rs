@@ -128,3 +128,65 @@ fn same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
         panic!("{what}: element {i} is {:?}, want {:?}", got[i], want[i]);
     }
 }
+
+#[test]
+fn shared_atomics_through_narrow_indices_count_what_the_interpreter_counts() {
+    // Bins from a byte loaded into a 64-bit register and shifted, and from
+    // a masked widened word; 1000 threads in blocks of 96 and 128 (partial
+    // warps at the end of each block of 96 and of the grid).
+    let n = 1000usize;
+    let bytes: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 5)
+        .collect();
+    let words: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(40_503).rotate_left(11))
+        .collect();
+    for block in [96u32, 128] {
+        let grid = (n as u32).div_ceil(block);
+        let mut want_b = vec![0i32; grid as usize * 256];
+        let mut want_i = vec![0i32; grid as usize * 64];
+        for i in 0..n {
+            let b = i / block as usize;
+            want_b[b * 256 + (bytes[i] & 255) as usize] += 1;
+            want_i[b * 64 + ((words[i] >> 8) % 64) as usize] += i as i32;
+        }
+        for (backend, width) in [
+            (Backend::Interp, None),
+            (Backend::Cpu, None),
+            (Backend::Cpu, Some(16)),
+            (Backend::Cpu, Some(8)),
+        ] {
+            let dev = Device::new().with_backend(backend).with_warp_width(width);
+            let m = dev
+                .load_ptx_named(include_str!("kernels/indexed.ptx"), "indexed.ptx")
+                .expect("loads");
+            let k = m.kernel("shared_bins").unwrap();
+            let (used, why) = k.effective_backend([block, 1, 1]);
+            assert_eq!(used, backend, "{why:?}");
+            if backend == Backend::Cpu {
+                let c = k.compiled([block, 1, 1]);
+                let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+                assert!(ir.contains("; indexed access"), "no indexed access");
+            }
+            let ob = dev.buffer_zeroed(want_b.len() * 4).unwrap();
+            let oi = dev.buffer_zeroed(want_i.len() * 4).unwrap();
+            let (bb, wb) = (dev.buffer_from(&bytes).unwrap(), dev.buffer_from(&words).unwrap());
+            k.launch(
+                [grid, 1, 1],
+                [block, 1, 1],
+                0,
+                &[
+                    Arg::Buffer(&ob),
+                    Arg::Buffer(&oi),
+                    Arg::Buffer(&bb),
+                    Arg::Buffer(&wb),
+                    Arg::I32(n as i32),
+                ],
+            )
+            .unwrap_or_else(|e| panic!("{backend:?} {width:?}: {e}"));
+            let what = format!("{backend:?} {width:?} block {block}");
+            same(&ob.to_vec::<i32>().unwrap(), &want_b, &format!("byte bins: {what}"));
+            same(&oi.to_vec::<i32>().unwrap(), &want_i, &format!("word bins: {what}"));
+        }
+    }
+}

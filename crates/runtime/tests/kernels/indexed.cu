@@ -16,3 +16,25 @@ extern "C" __global__ void gather_scatter(float* out, double* outd, float* back,
     back[j] = (float)t;
     backd[u] = (double)t;
 }
+
+// Per-block histograms in shared memory: bins from the low byte of each
+// `bytes` input (a byte loaded into a 64-bit register, shifted) and from
+// bits 8-13 of each `words` input (a masked 32-bit index), counted with
+// shared atomics and copied out per block.
+extern "C" __global__ void shared_bins(int* out_bytes, int* out_ints, const int* bytes,
+                                       const int* words, int n)
+{
+    __shared__ int hb[256];
+    __shared__ int hi[64];
+    for (int b = threadIdx.x; b < 256; b += blockDim.x) hb[b] = 0;
+    for (int b = threadIdx.x; b < 64; b += blockDim.x) hi[b] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        atomicAdd(&hb[bytes[i] & 255], 1);
+        atomicAdd(&hi[((unsigned)words[i] >> 8) % 64], i);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < 256; b += blockDim.x) out_bytes[blockIdx.x * 256 + b] = hb[b];
+    for (int b = threadIdx.x; b < 64; b += blockDim.x) out_ints[blockIdx.x * 64 + b] = hi[b];
+}
