@@ -1339,6 +1339,19 @@ fn load_strided<const W: u32>(g: &mut Gen<W>, h0: &str, f: u32, bits: u32, exec:
     let win = g.def(&format!(
         "phi <{n} x i{bits}> [ {w0}, %{lp} ], [ {w1}, %{lm} ]"
     ));
+    if matches!(f, 2 | 4 | 8) {
+        // Every f-th element is the low part of a word f elements wide: a
+        // truncation, which LLVM folds into a following widening (a byte
+        // index read from each int is then one `and` a register, not
+        // byte shuffles and zero-extension).
+        let wide = bits * f;
+        let words = g.def(&format!(
+            "bitcast <{n} x i{bits}> {win} to <{W} x i{wide}>"
+        ));
+        return g.def(&format!(
+            "trunc <{W} x i{wide}> {words} to <{W} x i{bits}>"
+        ));
+    }
     let pick: Vec<String> = (0..W).map(|i| format!("i32 {}", i * f)).collect();
     g.def(&format!(
         "shufflevector <{n} x i{bits}> {win}, <{n} x i{bits}> undef, <{W} x i32> <{}>",
