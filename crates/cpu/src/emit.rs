@@ -662,6 +662,42 @@ impl<'a, const W: u32> Gen<'a, W> {
         format!("%t{}", self.n)
     }
 
+    /// `if cond { then } else { other }` as a value of type `ty`; either
+    /// side may make blocks of its own (`prefix` names the new ones).
+    pub(crate) fn if_else(
+        &mut self,
+        prefix: &str,
+        cond: &str,
+        ty: &str,
+        then: impl FnOnce(&mut Self) -> String,
+        other: impl FnOnce(&mut Self) -> String,
+    ) -> String {
+        let (lt, lo, lj) = (
+            self.label(&format!("{prefix}_then")),
+            self.label(&format!("{prefix}_else")),
+            self.label(&format!("{prefix}_join")),
+        );
+        self.line(&format!("br i1 {cond}, label %{lt}, label %{lo}"));
+        self.emit_label(&lt);
+        let a = then(self);
+        let ea = self.side_end(prefix, &lj);
+        self.emit_label(&lo);
+        let b = other(self);
+        let eb = self.side_end(prefix, &lj);
+        self.emit_label(&lj);
+        self.def(&format!("phi {ty} [ {a}, %{ea} ], [ {b}, %{eb} ]"))
+    }
+
+    /// Ends a side of `if_else` in a block of its own, the one named for
+    /// the phi (the side may have made blocks), going on to `join`.
+    fn side_end(&mut self, prefix: &str, join: &str) -> String {
+        let end = self.label(&format!("{prefix}_from"));
+        self.line(&format!("br label %{end}"));
+        self.emit_label(&end);
+        self.line(&format!("br label %{join}"));
+        end
+    }
+
     pub(crate) fn label(&mut self, prefix: &str) -> String {
         self.n += 1;
         // "br_conv2" + 764 would be "br_conv" + 2764 (a function with

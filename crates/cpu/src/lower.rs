@@ -584,27 +584,14 @@ fn load_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> S
         if bits >= 32 {
             return slow_elems(g, h, bits, exec);
         }
-        let f = 4 / size;
         let (_, every) = contiguous(g, h, 4, exec);
-        let (ls, lo, lj) = (g.label("ld_words"), g.label("ld_other"), g.label("ld_wjoin"));
-        g.line(&format!("br i1 {every}, label %{ls}, label %{lo}"));
-        g.emit_label(&ls);
-        let v = load_strided(g, &h0, f, bits, exec);
-        let ld = g.label("ld_wdone");
-        g.line(&format!("br label %{ld}"));
-        g.emit_label(&ld);
-        g.line(&format!("br label %{lj}"));
-        g.emit_label(&lo);
-        let v2 = slow_elems(g, h, bits, exec);
-        let lo_end = g.label("ld_odone");
-        g.line(&format!("br label %{lo_end}"));
-        g.emit_label(&lo_end);
-        g.line(&format!("br label %{lj}"));
-        g.emit_label(&lj);
-        g.def(&format!(
-            "phi {} [ {v}, %{ld} ], [ {v2}, %{lo_end} ]",
-            vt::<W>(bits)
-        ))
+        g.if_else(
+            "ld_words",
+            &every,
+            &vt::<W>(bits),
+            |g| load_strided(g, &h0, 4 / size, bits, exec),
+            |g| slow_elems(g, h, bits, exec),
+        )
     })
 }
 
@@ -619,29 +606,13 @@ fn load_split<const W: u32>(
     exec: &str,
     other: impl FnOnce(&mut Gen<W>) -> String,
 ) -> String {
-    let (lc, lg, lj) = (
-        g.label("ld_contig"),
-        g.label("ld_gather"),
-        g.label("ld_join"),
-    );
-    g.line(&format!("br i1 {all}, label %{lc}, label %{lg}"));
-    g.emit_label(&lc);
-    let v0 = load_contig(g, h0, bits, exec, false);
-    let lf = g.label("ld_cdone");
-    g.line(&format!("br label %{lf}"));
-    g.emit_label(&lf);
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lg);
-    let v1 = other(g);
-    let lg_end = g.label("ld_gdone");
-    g.line(&format!("br label %{lg_end}"));
-    g.emit_label(&lg_end);
-    g.line(&format!("br label %{lj}"));
-    g.emit_label(&lj);
-    g.def(&format!(
-        "phi {} [ {v0}, %{lf} ], [ {v1}, %{lg_end} ]",
-        vt::<W>(bits)
-    ))
+    g.if_else(
+        "ld_contig",
+        all,
+        &vt::<W>(bits),
+        |g| load_contig(g, h0, bits, exec, false),
+        other,
+    )
 }
 
 /// The out-of-line part of a load of `bits`-bit elements whose lanes are

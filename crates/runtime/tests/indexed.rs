@@ -38,21 +38,35 @@ struct Outputs {
     backd: Vec<f64>,
 }
 
-fn run(backend: Backend, width: Option<u32>, j: &[u32], u: &[u32]) -> Outputs {
+/// The backends and warp widths each test runs on.
+const RUNS: [(Backend, Option<u32>); 4] = [
+    (Backend::Interp, None),
+    (Backend::Cpu, None),
+    (Backend::Cpu, Some(16)),
+    (Backend::Cpu, Some(8)),
+];
+
+/// A device and kernel `name` of `indexed.ptx`, checked to run on
+/// `backend` and, compiled, to have an indexed access.
+fn setup(backend: Backend, width: Option<u32>, name: &str, block: u32) -> (Device, warpfold::Kernel) {
     let dev = Device::new().with_backend(backend).with_warp_width(width);
     let m = dev
         .load_ptx_named(include_str!("kernels/indexed.ptx"), "indexed.ptx")
         .expect("loads");
-    let k = m.kernel("gather_scatter").unwrap();
-    let block = 128u32;
+    let k = m.kernel(name).unwrap();
     let (used, why) = k.effective_backend([block, 1, 1]);
     assert_eq!(used, backend, "{why:?}");
     if backend == Backend::Cpu {
-        // The indexed form was found.
         let c = k.compiled([block, 1, 1]);
         let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
         assert!(ir.contains("; indexed access"), "no indexed access");
     }
+    (dev, k)
+}
+
+fn run(backend: Backend, width: Option<u32>, j: &[u32], u: &[u32]) -> Outputs {
+    let block = 128u32;
+    let (dev, k) = setup(backend, width, "gather_scatter", block);
     let x: Vec<f32> = (0..M).map(|i| (i * 13 % 101) as f32 - 50.25).collect();
     let xd: Vec<f64> = (0..M).map(|i| i as f64 * 0.5 + 3.0).collect();
     let out = dev.buffer_zeroed(N * 4).unwrap();
@@ -105,12 +119,7 @@ fn indexed_loads_and_stores_match_the_interpreter() {
             .map(|t| x[j[t] as usize] * 2.0 + x[u[t] as usize])
             .collect();
         let want_outd: Vec<f64> = (0..N).map(|t| xd[j[t] as usize] - 1.0).collect();
-        for (backend, width) in [
-            (Backend::Interp, None),
-            (Backend::Cpu, None),
-            (Backend::Cpu, Some(16)),
-            (Backend::Cpu, Some(8)),
-        ] {
+        for (backend, width) in RUNS {
             let got = run(backend, width, j, u);
             let what = format!("{backend:?} {width:?} j {jname} u {uname}");
             same(&got.out, &want_out, &format!("out: {what}"));
@@ -150,24 +159,8 @@ fn shared_atomics_through_narrow_indices_count_what_the_interpreter_counts() {
             want_b[b * 256 + (bytes[i] & 255) as usize] += 1;
             want_i[b * 64 + ((words[i] >> 8) % 64) as usize] += i as i32;
         }
-        for (backend, width) in [
-            (Backend::Interp, None),
-            (Backend::Cpu, None),
-            (Backend::Cpu, Some(16)),
-            (Backend::Cpu, Some(8)),
-        ] {
-            let dev = Device::new().with_backend(backend).with_warp_width(width);
-            let m = dev
-                .load_ptx_named(include_str!("kernels/indexed.ptx"), "indexed.ptx")
-                .expect("loads");
-            let k = m.kernel("shared_bins").unwrap();
-            let (used, why) = k.effective_backend([block, 1, 1]);
-            assert_eq!(used, backend, "{why:?}");
-            if backend == Backend::Cpu {
-                let c = k.compiled([block, 1, 1]);
-                let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
-                assert!(ir.contains("; indexed access"), "no indexed access");
-            }
+        for (backend, width) in RUNS {
+            let (dev, k) = setup(backend, width, "shared_bins", block);
             let ob = dev.buffer_zeroed(want_b.len() * 4).unwrap();
             let oi = dev.buffer_zeroed(want_i.len() * 4).unwrap();
             let (bb, wb) = (dev.buffer_from(&bytes).unwrap(), dev.buffer_from(&words).unwrap());
