@@ -172,6 +172,10 @@ pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) slow_loads: std::collections::BTreeSet<u32>,
     /// `(bits, signed)` of the indexed slow loads used (see `indexed`).
     pub(crate) slow_index_loads: std::collections::BTreeSet<(u32, bool)>,
+    /// Lane masks made from i32 bits (`mask_of_bits`), and those bits:
+    /// the bits of such a mask are the bits again, not a pack of the
+    /// vector LLVM 14 does not see through (names are unique per module).
+    mask_bits: std::collections::HashMap<String, String>,
     /// Element sizes of `@wf_ld_few_*` helpers to define (see `lower`).
     pub(crate) few_loads: std::collections::BTreeSet<u32>,
     /// (store?, element size) of `@wf_jump_ld_*` / `@wf_jump_st_*` helpers
@@ -940,12 +944,29 @@ impl<'a, const W: u32> Gen<'a, W> {
     }
 
     /// Set the running lanes: `m` as a lane mask and `bits` as an i32.
+    /// The group's lane mask, its bits known alongside (see `mask_bits`;
+    /// `store_mask` keeps the two in step).
+    pub(crate) fn load_mask(&mut self) -> String {
+        let m = self.load_scalar("mask", &mask_ty::<W>());
+        let b = self.load_scalar("mask_bits", "i32");
+        self.mask_bits.insert(m.clone(), b);
+        m
+    }
+
     pub(crate) fn store_mask(&mut self, m: &str, bits: &str) {
         self.line(&format!("store <{W} x i1> {m}, <{W} x i1>* %mask"));
         self.line(&format!("store i32 {bits}, i32* %mask_bits"));
     }
 
     pub(crate) fn bits_of_mask(&mut self, m: &str) -> String {
+        if let Some(b) = self.mask_bits.get(m).cloned() {
+            // Zeros above lane W-1, as `bits_of_mask_ir` makes them.
+            return if W == 32 {
+                b
+            } else {
+                self.def(&format!("and i32 {b}, {}", full_bits::<W>()))
+            };
+        }
         let b = self.t();
         self.line(&bits_of_mask_ir::<W>(&b, m));
         b
@@ -965,6 +986,7 @@ impl<'a, const W: u32> Gen<'a, W> {
             let a = self.def(&format!("and <{W} x i32> {s}, {bits}"));
             self.line(&format!("{m} = icmp ne <{W} x i32> {a}, zeroinitializer"));
         }
+        self.mask_bits.insert(m.clone(), b.to_string());
         m
     }
 
@@ -1550,6 +1572,7 @@ pub fn emit<const W: u32>(
         consts: crate::uniform::constants(&p.func),
         slow_loads: std::collections::BTreeSet::new(),
         slow_index_loads: std::collections::BTreeSet::new(),
+        mask_bits: std::collections::HashMap::new(),
         few_loads: std::collections::BTreeSet::new(),
         jump_helpers: std::collections::BTreeSet::new(),
         allocas: String::new(),
@@ -2392,7 +2415,7 @@ fn dispatcher_and_blocks<const W: u32>(
             let v = g.t();
             g.line(&format!("{v} = load i32, i32* {c}"));
             let sv = g.splat("i32", &v);
-            let mask = g.load_scalar("mask", &mask_ty::<W>());
+            let mask = g.load_mask();
             let bits = if *op == BarRed::Popc { 32 } else { 1 };
             let val = if bits == 1 {
                 let t = g.t();

@@ -1,7 +1,7 @@
 //! Instructions and terminators to LLVM IR over 32-lane vectors.
 
 use crate::emit::{
-    bits_of_mask_ir, env, full_bits, iota, lanes_mask, mask_ty, sc, vt, Emitter as Gen, Helper,
+    bits_of_mask_ir, env, full_bits, iota, lanes_mask, sc, vt, Emitter as Gen, Helper,
     DONE,
 };
 use crate::indexed::{index_form, indexed, Indexed};
@@ -16,7 +16,7 @@ type R = Result<(), Unsupported>;
 
 /// Lanes that run the instruction: the group mask and the guard.
 fn exec_mask<const W: u32>(g: &mut Gen<W>, inst: &Inst) -> String {
-    let mask = g.load_scalar("mask", &mask_ty::<W>());
+    let mask = g.load_mask();
     match inst.guard {
         None => mask,
         Some((p, neg)) => {
@@ -2072,7 +2072,7 @@ fn collective_gate<const W: u32>(g: &mut Gen<W>, exec: &str, mask_val: Value) ->
     } else {
         // Elsewhere too, lanes of this group whose guard is off pass by.
         let l = g.load_scalar("live", "i32");
-        let m = g.load_scalar("mask", &mask_ty::<W>());
+        let m = g.load_mask();
         let (mb, eb) = (g.bits_of_mask(&m), g.bits_of_mask(exec));
         let off = g.def(&format!("xor i32 {eb}, {mb}"));
         let noff = g.def(&format!("xor i32 {off}, -1"));
@@ -2111,7 +2111,7 @@ fn collective_gate<const W: u32>(g: &mut Gen<W>, exec: &str, mask_val: Value) ->
     g.line(&format!("br i1 {any}, label %{lw}, label %{lgo}"));
     g.emit_label(&lw);
     // The group waits here (its next stays at this block) for the others.
-    let mask = g.load_scalar("mask", &mask_ty::<W>());
+    let mask = g.load_mask();
     let mb = g.bits_of_mask(&mask);
     let wc = g.load_scalar("wait_coll", "i32");
     let wc2 = g.t();
@@ -2964,7 +2964,7 @@ fn go_as_dispatcher<const W: u32>(g: &mut Gen<W>, x: u32) {
 
 /// next = target for the lanes of the group.
 pub(crate) fn set_next<const W: u32>(g: &mut Gen<W>, target: &str) {
-    let mask = g.load_scalar("mask", &mask_ty::<W>());
+    let mask = g.load_mask();
     let next = g.load_scalar("next", &vt::<W>(32));
     let n2 = sel(g, &mask, 32, target, &next);
     g.line(&format!("store <{W} x i32> {n2}, <{W} x i32>* %next"));
@@ -3255,7 +3255,7 @@ fn compare_bits<const W: u32>(g: &mut Gen<W>, cmp: CmpOp, ty: Ty, a: Value, b: V
 }
 
 pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>, id_of: &[u32]) {
-    let mask = g.load_scalar("mask", &mask_ty::<W>());
+    let mask = g.load_mask();
     let mb = g.load_scalar("mask_bits", "i32");
     let live = g.load_scalar("live", "i32");
     let conv = g.t();
