@@ -953,6 +953,24 @@ impl<'a, const W: u32> Gen<'a, W> {
         m
     }
 
+    /// `a op b` (`and`, `or`, `xor`) of two lane masks; when both have
+    /// known bits (see `mask_bits`), so has the result.
+    pub(crate) fn mask_op(&mut self, op: &str, a: &str, b: &str) -> String {
+        let r = self.def(&format!("{op} <{W} x i1> {a}, {b}"));
+        let known = |g: &Self, m: &str| {
+            if m == sc::<W>(1, 1) {
+                Some(full_bits::<W>())
+            } else {
+                g.mask_bits.get(m).cloned()
+            }
+        };
+        if let (Some(x), Some(y)) = (known(self, a), known(self, b)) {
+            let bits = self.def(&format!("{op} i32 {x}, {y}"));
+            self.mask_bits.insert(r.clone(), bits);
+        }
+        r
+    }
+
     pub(crate) fn store_mask(&mut self, m: &str, bits: &str) {
         self.line(&format!("store <{W} x i1> {m}, <{W} x i1>* %mask"));
         self.line(&format!("store i32 {bits}, i32* %mask_bits"));

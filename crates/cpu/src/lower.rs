@@ -22,17 +22,13 @@ fn exec_mask<const W: u32>(g: &mut Gen<W>, inst: &Inst) -> String {
         Some((p, neg)) => {
             let pv = g.val(Value::Reg(p), 1);
             let pv = if neg { not1(g, &pv) } else { pv };
-            let e = g.t();
-            g.line(&format!("{e} = and <{W} x i1> {mask}, {pv}"));
-            e
+            g.mask_op("and", &mask, &pv)
         }
     }
 }
 
 fn not1<const W: u32>(g: &mut Gen<W>, v: &str) -> String {
-    let r = g.t();
-    g.line(&format!("{r} = xor <{W} x i1> {v}, {}", sc::<W>(1, 1)));
-    r
+    g.mask_op("xor", v, &sc::<W>(1, 1))
 }
 
 fn bin<const W: u32>(g: &mut Gen<W>, op: &str, bits: u32, a: &str, b: &str) -> String {
