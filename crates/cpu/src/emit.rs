@@ -953,6 +953,15 @@ impl<'a, const W: u32> Gen<'a, W> {
         m
     }
 
+    /// Whether predicate `p` holds in every lane of `exec` (an `i1`).
+    pub(crate) fn holds_in(&mut self, p: &str, exec: &str) -> String {
+        let off = self.mask_op("xor", exec, &sc::<W>(1, 1));
+        let ok = self.def(&format!("or <{W} x i1> {p}, {off}"));
+        self.def(&format!(
+            "call i1 @llvm.vector.reduce.and.v{W}i1(<{W} x i1> {ok})"
+        ))
+    }
+
     /// `a op b` (`and`, `or`, `xor`) of two lane masks; when both have
     /// known bits (see `mask_bits`), so has the result.
     pub(crate) fn mask_op(&mut self, op: &str, a: &str, b: &str) -> String {

@@ -231,19 +231,11 @@ impl Indexed {
     /// adding 31 to lane 0's does not wrap (else consecutive 32-bit
     /// indices can widen to addresses 2^32 elements apart).
     pub(crate) fn consecutive<const W: u32>(&self, g: &mut Gen<W>, exec: &str) -> (String, String) {
-        let size = self.scale;
         let i0 = g.def(&format!("extractelement <{W} x i32> {}, i32 0", self.idx));
         let s0 = g.splat("i32", &i0);
         let expect = g.def(&format!("add <{W} x i32> {s0}, {}", iota::<W>(32)));
         let eq = g.def(&format!("icmp eq <{W} x i32> {}, {expect}", self.idx));
-        let off = g.def(&format!(
-            "xor <{W} x i1> {exec}, {}",
-            crate::emit::sc::<W>(1, 1)
-        ));
-        let ok = g.def(&format!("or <{W} x i1> {eq}, {off}"));
-        let all = g.def(&format!(
-            "call i1 @llvm.vector.reduce.and.v{W}i1(<{W} x i1> {ok})"
-        ));
+        let all = g.holds_in(&eq, exec);
         // (The unsigned bound written as the i32 of its bits.)
         let (pred, top) = if self.signed {
             ("sle", i32::MAX - (W as i32 - 1))
@@ -252,11 +244,12 @@ impl Indexed {
         };
         let room = g.def(&format!("icmp {pred} i32 {i0}, {top}"));
         let both = g.def(&format!("and i1 {all}, {room}"));
-        let ext = if self.signed { "sext" } else { "zext" };
-        let w0 = g.def(&format!("{ext} i32 {i0} to i64"));
-        let o0 = g.def(&format!("mul i64 {w0}, {size}"));
-        let h0 = g.def(&format!("add i64 {}, {o0}", self.base));
-        (h0, both)
+        (self.address_of(g, &i0), both)
+    }
+
+    /// How the indices widen to 64 bits.
+    fn ext(&self) -> &'static str {
+        extension(self.signed)
     }
 
     /// The lanes' indices (`<W x i32>`).
@@ -266,20 +259,17 @@ impl Indexed {
 
     /// The address of the element of index `i` (an `i32`).
     pub(crate) fn address_of<const W: u32>(&self, g: &mut Gen<W>, i: &str) -> String {
-        let ext = if self.signed { "sext" } else { "zext" };
-        let w = g.def(&format!("{ext} i32 {i} to i64"));
+        let w = g.def(&format!("{} i32 {i} to i64", self.ext()));
         let o = g.def(&format!("mul i64 {w}, {}", self.scale));
         g.def(&format!("add i64 {}, {o}", self.base))
     }
 
     /// Every lane's address (`<W x i64>`).
     pub(crate) fn addresses<const W: u32>(&self, g: &mut Gen<W>) -> String {
-        let size = self.scale;
-        let ext = if self.signed { "sext" } else { "zext" };
-        let w = g.def(&format!("{ext} <{W} x i32> {} to <{W} x i64>", self.idx));
+        let w = g.def(&format!("{} <{W} x i32> {} to <{W} x i64>", self.ext(), self.idx));
         let o = g.def(&format!(
             "mul <{W} x i64> {w}, {}",
-            crate::emit::sc::<W>(64, u64::from(size))
+            crate::emit::sc::<W>(64, u64::from(self.scale))
         ));
         let b = g.splat("i64", &self.base);
         g.def(&format!("add <{W} x i64> {b}, {o}"))
@@ -300,7 +290,7 @@ impl Indexed {
 /// `@wf_ld_slowix_{bits}_{signed}(base, idx, exec)`: `@wf_ld_slow_{bits}`
 /// of the addresses `base + ext(idx) * (bits / 8)`.
 pub(crate) fn slow_load_fn<const W: u32>(bits: u32, signed: bool) -> String {
-    let ext = if signed { "sext" } else { "zext" };
+    let ext = extension(signed);
     let size = crate::emit::sc::<W>(64, u64::from(bits / 8));
     format!(
         "define internal <{W} x i{bits}> @wf_ld_slowix_{bits}_{signed}(i64 %base, <{W} x i32> %idx, <{W} x i1> %exec) noinline #0 {{
@@ -315,4 +305,13 @@ entry:
 }}
 "
     )
+}
+
+/// The LLVM cast that widens a signed or unsigned index.
+fn extension(signed: bool) -> &'static str {
+    if signed {
+        "sext"
+    } else {
+        "zext"
+    }
 }

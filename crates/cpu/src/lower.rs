@@ -188,13 +188,7 @@ fn contiguous<const W: u32>(g: &mut Gen<W>, h: &str, size: u32, exec: &str) -> (
     let steps = bin(g, "mul", 64, &iota::<W>(64), &sc::<W>(64, u64::from(size)));
     let expect = bin(g, "add", 64, &s0, &steps);
     let eq = icmp(g, "eq", 64, h, &expect);
-    let nex = not1(g, exec);
-    let ok = g.t();
-    g.line(&format!("{ok} = or <{W} x i1> {eq}, {nex}"));
-    let all = g.t();
-    g.line(&format!(
-        "{all} = call i1 @llvm.vector.reduce.and.v{W}i1(<{W} x i1> {ok})"
-    ));
+    let all = g.holds_in(&eq, exec);
     (h0, all)
 }
 
@@ -4052,55 +4046,46 @@ fn private_atomic<const W: u32>(
     g.line(&format!("br i1 {full}, label %{lu}, label %{ll}"));
     g.emit_label(&lu);
     let constant = |a: &str| a.starts_with('<') || a == "zeroinitializer" || a == "undef";
-    let mut bufs: Vec<Option<String>> = Vec::new();
-    let mut index_buf = None;
-    if let Some(f) = form {
-        let b = g.label("atomidx");
-        let _ = writeln!(g.allocas, "  %{b} = alloca [{W} x i32], align 64");
-        let vp = g.def(&format!("bitcast [{W} x i32]* %{b} to <{W} x i32>*"));
-        g.line(&format!(
-            "store <{W} x i32> {}, <{W} x i32>* {vp}, align 64",
-            f.indices()
-        ));
-        index_buf = Some(b);
-    }
+    // What each lane reads of each argument: its element of a stack copy
+    // (`(buffer, element bits)`, read back volatile so LLVM does not turn
+    // it into extracts again), or of a constant. With `form`, the address
+    // is the lane's 32-bit index, made an address per lane.
+    let mut bufs: Vec<Option<(String, u32)>> = Vec::new();
     for (k, a) in args.iter().enumerate() {
-        if constant(a) || (k == 0 && index_buf.is_some()) {
-            bufs.push(None);
-            continue;
-        }
+        let (v, ebits) = match form {
+            Some(f) if k == 0 => (f.indices().to_string(), 32),
+            _ if constant(a) => {
+                bufs.push(None);
+                continue;
+            }
+            _ => (a.clone(), 64),
+        };
         let b = g.label(&format!("atombuf{k}_"));
-        let _ = writeln!(g.allocas, "  %{b} = alloca [{W} x i64], align 64");
-        let vp = g.def(&format!("bitcast [{W} x i64]* %{b} to <{W} x i64>*"));
+        let _ = writeln!(g.allocas, "  %{b} = alloca [{W} x i{ebits}], align 64");
+        let vp = g.def(&format!("bitcast [{W} x i{ebits}]* %{b} to <{W} x i{ebits}>*"));
         g.line(&format!(
-            "store <{W} x i64> {a}, <{W} x i64>* {vp}, align 64"
+            "store <{W} x i{ebits}> {v}, <{W} x i{ebits}>* {vp}, align 64"
         ));
-        bufs.push(Some(b));
+        bufs.push(Some((b, ebits)));
     }
     let res = g.label("atomres");
     let _ = writeln!(g.allocas, "  %{res} = alloca [{W} x i64], align 64");
     for i in 0..W {
-        let xs: Vec<String> = args
-            .iter()
-            .zip(&bufs)
-            .enumerate()
-            .map(|(k, (a, b))| match (b, form.zip(index_buf.as_ref())) {
-                (None, Some((f, ib))) if k == 0 => {
-                    let p = g.def(&format!(
-                        "getelementptr [{W} x i32], [{W} x i32]* %{ib}, i32 0, i32 {i}"
-                    ));
-                    let x = g.def(&format!("load volatile i32, i32* {p}"));
-                    f.address_of(g, &x)
-                }
-                (Some(b), _) => {
-                    let p = g.def(&format!(
-                        "getelementptr [{W} x i64], [{W} x i64]* %{b}, i32 0, i32 {i}"
-                    ));
-                    g.def(&format!("load volatile i64, i64* {p}"))
-                }
-                (None, _) => g.def(&format!("extractelement <{W} x i64> {a}, i32 {i}")),
-            })
-            .collect();
+        let mut xs = Vec::new();
+        for (k, (a, b)) in args.iter().zip(&bufs).enumerate() {
+            let Some((b, ebits)) = b else {
+                xs.push(g.def(&format!("extractelement <{W} x i64> {a}, i32 {i}")));
+                continue;
+            };
+            let p = g.def(&format!(
+                "getelementptr [{W} x i{ebits}], [{W} x i{ebits}]* %{b}, i32 0, i32 {i}"
+            ));
+            let x = g.def(&format!("load volatile i{ebits}, i{ebits}* {p}"));
+            xs.push(match form {
+                Some(f) if k == 0 => f.address_of(g, &x),
+                _ => x,
+            });
+        }
         let r = inline_atomic(g, rmw, bits, &xs, true);
         let p = g.def(&format!(
             "getelementptr [{W} x i64], [{W} x i64]* %{res}, i32 0, i32 {i}"
