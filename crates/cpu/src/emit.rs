@@ -1954,6 +1954,7 @@ fn warp_function<const W: u32>(
     // Lanes waiting at the block after a triangle's body (see
     // `triangle_bodies`); zero everywhere else.
     g.line("%pend = alloca i32");
+    g.line("%enter_at = alloca i32");
     g.line("store i32 0, i32* %pend");
     g.line("store i32 16384, i32* %budget");
     g.line("store i1 false, i1* %yielded");
@@ -2051,7 +2052,6 @@ fn general_prologue<const W: u32>(
     g: &mut Gen<W>,
     ctx: &WarpCtx,
 ) -> Result<(), crate::prepare::Unsupported> {
-    let p = g.p;
     let (reg_bits, reg_offsets, remat_insts, has_barriers) = (
         ctx.reg_bits,
         ctx.reg_offsets,
@@ -2163,14 +2163,7 @@ fn general_prologue<const W: u32>(
         g.store_mask(&lm, &lv);
         let at = g.t();
         g.line(&format!("{at} = sub i32 {ra}, 1"));
-        let cases: Vec<String> = barrier_successors(p)
-            .iter()
-            .map(|id| format!("i32 {id}, label %B{id}"))
-            .collect();
-        g.line(&format!(
-            "switch i32 {at}, label %dispatch [ {} ]",
-            cases.join(" ")
-        ));
+        enter_block(g, &at);
     }
 
     if g.lean_barriers {
@@ -2200,14 +2193,7 @@ fn general_prologue<const W: u32>(
         load_saved_regs(g, reg_bits, reg_offsets);
         recompute(g, remat_insts)?;
         g.store_mask(&lm, &lv);
-        let cases: Vec<String> = barrier_successors(p)
-            .iter()
-            .map(|id| format!("i32 {id}, label %B{id}"))
-            .collect();
-        g.line(&format!(
-            "switch i32 {at}, label %dispatch [ {} ]",
-            cases.join(" ")
-        ));
+        enter_block(g, &at);
     }
 
     Ok(())
@@ -2355,13 +2341,29 @@ fn dispatcher<const W: u32>(g: &mut Gen<W>) {
     );
     g.emit_label("pick");
     g.take_group_at(&next, &cur, &wc);
+    g.line(&format!("store i32 {cur}, i32* %enter_at"));
+    g.line("br label %enter");
+    // Every way into a block of the general function (a pick, a resume
+    // after a barrier) meets here, so the bookkeeping values they set
+    // (zero waits, a fresh budget) join once, not in a phi per block with
+    // a stack slot each that every resume filled (the bitonic sort: ~70
+    // stores on each of its 56 resumes a warp).
+    g.emit_label("enter");
+    let at = g.load_scalar("enter_at", "i32");
     let cases: Vec<String> = (0..p.order.len())
         .map(|i| format!("i32 {i}, label %B{i}"))
         .collect();
     g.line(&format!(
-        "switch i32 {cur}, label %leave [ {} ]",
+        "switch i32 {at}, label %leave [ {} ]",
         cases.join(" ")
     ));
+}
+
+/// Go on at block `at` through the general function's one entry switch
+/// (see `dispatcher`).
+fn enter_block<const W: u32>(g: &mut Gen<W>, at: &str) {
+    g.line(&format!("store i32 {at}, i32* %enter_at"));
+    g.line("br label %enter");
 }
 
 /// The dispatcher, the blocks (of the region, if any) and the exits of a
@@ -2689,14 +2691,6 @@ fn only_barrier(p: &Prepared, inside: &[bool]) -> Option<u32> {
         (Some((id, _)), None) => Some(id as u32 + 1),
         _ => None,
     }
-}
-
-/// Ids of the blocks right after barriers (where released warps resume).
-fn barrier_successors(p: &Prepared) -> Vec<u32> {
-    let mut ids: Vec<u32> = p.barriers().map(|(_, t)| p.id_of[t.0 as usize]).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids
 }
 
 /// Reads the registers kept in the warp state into their allocas.
