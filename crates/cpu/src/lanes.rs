@@ -224,6 +224,22 @@ fn add(a: Lanes, b: Lanes, bits: u32) -> Option<Lanes> {
     (l.jump == 0 || l.extra == 0).then_some(l)
 }
 
+/// A bound on `x - y` (form `d`): `x`'s, when no lane's difference goes
+/// below zero. That holds when both are never negative, `y` is 0 in lane
+/// 0 (a multiple of its alignment no greater than its bound: `t & 1` of
+/// a warp-aligned `t`) and no lane's offset in `d` is negative, so every
+/// lane's difference is lane 0's (`x`'s, at least 0) plus a non-negative
+/// offset. The bitonic sort's `2t - (t & (s - 1))` then widens exactly.
+fn difference_max(x: Lanes, y: Lanes, d: Lanes, bits: u32) -> u64 {
+    let y_zero_at_0 = y.max == 0 || y.align > y.max;
+    let up = d.jump == 0 && (0..32).all(|i| d.offset(i) >= 0);
+    if non_negative(x.max, bits) && non_negative(y.max, bits) && y_zero_at_0 && up {
+        x.max
+    } else {
+        d.max
+    }
+}
+
 fn neg(a: Lanes, bits: u32) -> Lanes {
     Lanes {
         stride: a.stride.wrapping_neg(),
@@ -716,7 +732,14 @@ fn affine_form(
             let a = |i: usize, bits: u32| arg(*args.get(i)?, bits);
             let l = match op {
                 IntOp::Add => add(a(0, b)?.lanes(b), a(1, b)?.lanes(b), b)?,
-                IntOp::Sub => add(a(0, b)?.lanes(b), neg(a(1, b)?.lanes(b), b), b)?,
+                IntOp::Sub => {
+                    let (x, y) = (a(0, b)?.lanes(b), a(1, b)?.lanes(b));
+                    let d = add(x, neg(y, b), b)?;
+                    Lanes {
+                        max: difference_max(x, y, d, b),
+                        ..d
+                    }
+                }
                 IntOp::Neg => neg(a(0, b)?.lanes(b), b),
                 IntOp::MulLo => mul(a(0, b)?, a(1, b)?, b)?,
                 IntOp::MadLo => add(mul(a(0, b)?, a(1, b)?, b)?, a(2, b)?.lanes(b), b)?,
@@ -1272,6 +1295,46 @@ mod tests {
         assert!(widen(Opnd::Reg(h), 32, 64, true).is_none());
         // Strides so large that 32 lanes may cross twice.
         assert!(widen(Opnd::Reg(Lanes::affine(1 << 27, 1)), 32, 64, true).is_none());
+    }
+
+    /// `t & (s - 1)` of a warp-aligned thread index below 512.
+    fn low_bits(s: u64) -> Lanes {
+        let tid = Lanes::affine(1, 32).at_most(511);
+        Lanes {
+            stride: 1,
+            extra: -(s as i64),
+            width: s as u32,
+            jump: 0,
+            align: tid.align,
+            max: s - 1,
+        }
+    }
+
+    #[test]
+    fn differences_that_never_go_below_lane_0s_keep_a_bound() {
+        let two_t = Lanes::affine(2, 64).at_most(1022);
+        for s in [2, 4, 16] {
+            let y = low_bits(s);
+            // The sorting network's 2t - (t & (s - 1)): rows of s lanes.
+            let d = add(two_t, neg(y, 32), 32).unwrap();
+            assert_eq!(difference_max(two_t, y, d, 32), 1022, "s = {s}");
+            // ...so it widens with no jump.
+            let w = form(widen(Opnd::Reg(Lanes { max: 1022, ..d }), 32, 64, true)).unwrap();
+            assert_eq!((w.jump, w.stride, w.extra, w.width), (0, 1, s as i64, s as u32));
+        }
+        // t - 2 (t & 1) goes below lane 0's value (lane 1: t0 - 1).
+        let t = Lanes::affine(1, 32).at_most(511);
+        let y = mul_const(low_bits(2), 2, 32);
+        let d = add(t, neg(y, 32), 32).unwrap();
+        assert_eq!(difference_max(t, y, d, 32), UNBOUNDED);
+        // (t & 1) + 1 is 1 in lane 0: lane 0's difference may be negative.
+        let y = add(low_bits(2), Opnd::Imm(1).lanes(32), 32).unwrap();
+        let d = add(two_t, neg(y, 32), 32).unwrap();
+        assert_eq!(difference_max(two_t, y, d, 32), UNBOUNDED);
+        // Nothing known of the minuend: none of its values may be negative.
+        let x = Lanes::affine(2, 64);
+        let d = add(x, neg(low_bits(2), 32), 32).unwrap();
+        assert_eq!(difference_max(x, low_bits(2), d, 32), UNBOUNDED);
     }
 
     #[test]
