@@ -98,7 +98,11 @@ pub enum Helper {
 }
 
 pub struct Emitted {
+    /// The kernel's whole module.
     pub ir: String,
+    /// What LLVM compiles: `ir`, or `ir` split in two modules compiled at
+    /// once (see `split_modules`).
+    pub modules: Vec<String>,
     pub state_bytes: usize,
     /// Instructions whose address is passed to per-lane helpers (kept alive
     /// by the compiled kernel).
@@ -1804,7 +1808,9 @@ pub fn emit<const W: u32>(
             &format!("declare void @llvm.masked.store.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>, <{n} x i{bits}>*, i32, <{n} x i1>)"),
         );
     }
+    let prelude_end = ir.len();
     ir.push_str(&warp_fns);
+    let general_end = prelude_end + general_bytes;
     let mut fresh = if fresh_fn {
         FreshRound::Loop
     } else {
@@ -1842,6 +1848,7 @@ pub fn emit<const W: u32>(
         unrolled,
         state_bytes,
     ));
+    let cta_end = ir.len();
     for &(bits, signed) in &g.slow_index_loads {
         ir.push_str(&crate::indexed::slow_load_fn::<W>(bits, signed));
     }
@@ -1858,11 +1865,51 @@ pub fn emit<const W: u32>(
         ir,
         "attributes #0 = {{ nounwind \"target-cpu\"=\"{cpu}\" \"target-features\"=\"{features}\" \"prefer-vector-width\"=\"512\" \"min-legal-vector-width\"=\"512\" }}"
     );
+    let modules = split_modules(&ir, prelude_end, general_end, cta_end);
     Ok(Emitted {
         ir,
+        modules,
         state_bytes,
         descs: g.descs,
     })
+}
+
+/// Bytes of IR each side needs before a kernel's module is split in two.
+const SPLIT_ABOVE_BYTES: usize = 60_000;
+
+/// The module as two that LLVM compiles at once on two threads (code
+/// generation is most of a kernel's JIT time and runs on one core): the
+/// general warp function, called rather than inlined, and everything else
+/// (the round loop with the region functions it inlines). Only when both
+/// are large, so the call costs nothing next to a warp's run through it,
+/// and there is a second core. `WARPFOLD_SPLIT=off` keeps one module.
+/// `ir` is prelude (declarations) ..`prelude_end`, the general function
+/// ..`general_end`, the other warp functions and the round loop
+/// ..`cta_end`, then helpers both sides may call (internal to each).
+fn split_modules(ir: &str, prelude_end: usize, general_end: usize, cta_end: usize) -> Vec<String> {
+    let (prelude, general) = (&ir[..prelude_end], &ir[prelude_end..general_end]);
+    let (rest, helpers) = (&ir[general_end..cta_end], &ir[cta_end..]);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let wanted = std::env::var("WARPFOLD_SPLIT").map_or(true, |v| v != "off");
+    // Unrolled rounds run the first round through the general function
+    // too, inlined once per warp (scan: 3.5 -> 5.1 ms called instead).
+    let unrolled = rest.contains(UNROLLED_MARK);
+    if !wanted
+        || unrolled
+        || cores < 2
+        || general.len() < SPLIT_ABOVE_BYTES
+        || rest.len() < SPLIT_ABOVE_BYTES
+    {
+        return vec![ir.to_string()];
+    }
+    let exported = general
+        .replacen("define internal i32 @wf_warp(", "define i32 @wf_warp(", 1)
+        .replacen(") alwaysinline #0", ") noinline #0", 1);
+    let declared = "declare i32 @wf_warp(i8* noalias, i64*, i32, i32, i32)\n\n";
+    vec![
+        format!("{prelude}{exported}{helpers}"),
+        format!("{prelude}{declared}{rest}{helpers}"),
+    ]
 }
 
 /// What every variant of the warp function shares.
@@ -3533,9 +3580,50 @@ pub(crate) use Gen as Emitter;
 
 #[cfg(test)]
 mod tests {
-    use super::{cta_fn, FreshRound, RegionSite};
+    use super::{cta_fn, split_modules, FreshRound, RegionSite, SPLIT_ABOVE_BYTES};
     use inkwell::context::Context;
     use inkwell::memory_buffer::MemoryBuffer;
+
+    /// A split module's halves are valid IR each: the general warp function
+    /// exported (and no longer inlined) from one, declared in the other
+    /// where the round loop calls it; helpers defined in both.
+    #[test]
+    fn split_modules_link_through_the_general_warp_function() {
+        let pad = "; filler\n".repeat(SPLIT_ABOVE_BYTES / "; filler\n".len() + 1);
+        let prelude = "declare void @wf_external()\n";
+        let general = format!("define internal i32 @wf_warp(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live, i32 %prev) alwaysinline #0 {{\nentry:\n{pad}  %r = call i32 @wf_helper()\n  ret i32 %r\n}}\n");
+        let rest = format!("define i32 @wf_cta(i8* %st, i64* %env) #0 {{\nentry:\n{pad}  %r = call i32 @wf_warp(i8* %st, i64* %env, i32 0, i32 0, i32 0)\n  call void @wf_external()\n  ret i32 %r\n}}\n");
+        let helpers = "define internal i32 @wf_helper() #0 {\n  ret i32 1\n}\nattributes #0 = { nounwind }\n";
+        let ir = format!("{prelude}{general}{rest}{helpers}");
+        let (a, b) = (prelude.len(), prelude.len() + general.len());
+        let modules = split_modules(&ir, a, b, b + rest.len());
+        if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+            assert_eq!(modules, vec![ir]);
+            return;
+        }
+        assert_eq!(modules.len(), 2);
+        let context = Context::create();
+        let parsed: Vec<_> = modules
+            .iter()
+            .map(|m| {
+                let buf = MemoryBuffer::create_from_memory_range_copy(m.as_bytes(), "m");
+                let module = context.create_module_from_ir(buf).expect("parses");
+                module.verify().expect("valid");
+                module
+            })
+            .collect();
+        let warp = parsed[0].get_function("wf_warp").unwrap();
+        assert_eq!(warp.get_linkage(), inkwell::module::Linkage::External);
+        assert!(warp.count_basic_blocks() > 0);
+        assert!(modules[0].contains(") noinline #0"));
+        let called = parsed[1].get_function("wf_warp").unwrap();
+        assert_eq!(called.count_basic_blocks(), 0, "declared only");
+        assert!(parsed[1].get_function("wf_cta").is_some());
+        assert!(parsed.iter().all(|m| m.get_function("wf_helper").is_some()));
+        // Small kernels stay whole.
+        let small = "define i32 @wf_cta() {\n  ret i32 0\n}\n";
+        assert_eq!(split_modules(small, 0, 0, small.len()), vec![small.to_string()]);
+    }
 
     /// The round loop is text put together from optional parts (region
     /// sites, unrolled rounds, `@wf_fresh`, lean releases): every

@@ -138,11 +138,12 @@ pub enum CacheUse {
     Loaded,
 }
 
-/// Compile `ir` (or load its machine code from the disk cache) and return
-/// the address of `wf_cta`. The JIT holding the code lives as long as the
-/// process (compiled kernels are cached in memory too).
+/// Compile `modules` (or load their machine code from the disk cache) and
+/// return the address of `wf_cta`, defined in one of them. The JIT holding
+/// the code lives as long as the process (compiled kernels are cached in
+/// memory too).
 pub fn compile(
-    ir: &str,
+    modules: &[String],
     helpers: &[(&str, usize)],
     dir: Option<&std::path::Path>,
 ) -> Result<(CtaFn, CacheUse), Unsupported> {
@@ -153,25 +154,62 @@ pub fn compile(
         std::env::var("WARPFOLD_CODEGEN_LEVEL").ok(),
         std::env::var("WARPFOLD_LLVM_ARGS").ok()
     );
-    let key = crate::disk_cache::key(&[
-        cpu.as_bytes(),
-        features.as_bytes(),
-        knobs.as_bytes(),
-        ir.as_bytes(),
-    ]);
-    if let Some(obj) = dir.and_then(|d| crate::disk_cache::read(d, &key)) {
+    let keys: Vec<String> = modules
+        .iter()
+        .map(|ir| {
+            crate::disk_cache::key(&[
+                cpu.as_bytes(),
+                features.as_bytes(),
+                knobs.as_bytes(),
+                ir.as_bytes(),
+            ])
+        })
+        .collect();
+    if let Some(d) = dir {
+        let cached: Option<Vec<Vec<u8>>> = keys
+            .iter()
+            .map(|k| crate::disk_cache::read(d, k))
+            .collect();
         // A stale or damaged entry that still passed the checksum would
         // fail to link; then compile afresh.
-        if let Ok(f) = load_object(&obj, helpers) {
+        if let Some(Ok(f)) = cached.map(|objs| load_objects(&objs, helpers)) {
             return Ok((f, CacheUse::Loaded));
         }
     }
-    let obj = codegen(ir)?;
+    let objs = codegen_all(modules)?;
     let used = match dir {
-        Some(d) if crate::disk_cache::write(d, &key, &obj) => CacheUse::Stored,
+        Some(d)
+            if keys
+                .iter()
+                .zip(&objs)
+                .all(|(k, obj)| crate::disk_cache::write(d, k, obj)) =>
+        {
+            CacheUse::Stored
+        }
         _ => CacheUse::Off,
     };
-    Ok((load_object(&obj, helpers)?, used))
+    Ok((load_objects(&objs, helpers)?, used))
+}
+
+/// Object files for `modules`, each compiled on a thread of its own (with
+/// a context of its own: LLVM contexts are not shared between threads).
+fn codegen_all(modules: &[String]) -> Result<Vec<Vec<u8>>, Unsupported> {
+    let Some((first, others)) = modules.split_first() else {
+        return Err(Unsupported("internal error: no module to compile".into()));
+    };
+    if !others.is_empty() && std::env::var_os("WARPFOLD_TIME_JIT").is_some() {
+        eprintln!("warpfold: {} modules compiled at once", modules.len());
+    }
+    std::thread::scope(|s| {
+        let threads: Vec<_> = others.iter().map(|ir| s.spawn(|| codegen(ir))).collect();
+        let mut objs = vec![codegen(first)];
+        for t in threads {
+            objs.push(t.join().unwrap_or_else(|_| {
+                Err(Unsupported("internal error: LLVM's thread failed".into()))
+            }));
+        }
+        objs.into_iter().collect()
+    })
 }
 
 /// LLVM's code generator level: `WARPFOLD_CODEGEN_LEVEL=0..3`, else the
@@ -297,7 +335,7 @@ fn take_error(e: LLVMErrorRef) -> Result<(), Unsupported> {
 
 /// Link an object file into a fresh ORC JIT: helpers resolve to our
 /// functions, anything else (libm) to the process's symbols.
-fn load_object(obj: &[u8], helpers: &[(&str, usize)]) -> Result<CtaFn, Unsupported> {
+fn load_objects(objs: &[Vec<u8>], helpers: &[(&str, usize)]) -> Result<CtaFn, Unsupported> {
     // SAFETY: plain use of LLVM's ORC C API; every object passed on is one
     // LLVM created, ownership moves as the API documents (the builder, the
     // materialisation unit, the generator and the buffer are consumed), and
@@ -336,30 +374,42 @@ fn load_object(obj: &[u8], helpers: &[(&str, usize)]) -> Result<CtaFn, Unsupport
             std::ptr::null_mut(),
         ))?;
         LLVMOrcJITDylibAddGenerator(jd, gen);
-        let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
-            obj.as_ptr() as *const _,
-            obj.len(),
-            c"warpfold-kernel".as_ptr(),
-        );
-        take_error(LLVMOrcLLJITAddObjectFile(jit, jd, buf))?;
+        for obj in objs {
+            let buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+                obj.as_ptr() as *const _,
+                obj.len(),
+                c"warpfold-kernel".as_ptr(),
+            );
+            take_error(LLVMOrcLLJITAddObjectFile(jit, jd, buf))?;
+        }
         let mut addr: u64 = 0;
         take_error(LLVMOrcLLJITLookup(jit, &mut addr, c"wf_cta".as_ptr()))?;
         if addr == 0 {
             return Err(Unsupported("LLVM JIT: wf_cta not found".into()));
         }
         if let Some(path) = std::env::var_os("WARPFOLD_DUMP_CODE") {
-            // Raw machine code of the mapping holding the CTA function (and
-            // the warp functions it calls), for `objdump -b binary`.
-            let (lo, hi) = mapping_of(addr).unwrap_or((addr, addr + 4096));
-            let bytes = std::slice::from_raw_parts(lo as *const u8, (hi - lo) as usize);
-            // One file per kernel: the path with the mapping's address added.
-            let mut path = path;
-            path.push(format!(".{lo:x}"));
-            let _ = std::fs::write(&path, bytes);
-            eprintln!(
-                "warpfold: wf_cta at {addr:#x} in {} (mapped at {lo:#x})",
-                path.to_string_lossy()
-            );
+            // Raw machine code of the mappings holding the CTA function and
+            // the general warp function (of its own module when the kernel
+            // was split), for `objdump -b binary`: one file per mapping, the
+            // path with the mapping's address added.
+            let mut general: u64 = 0;
+            // Not an error when absent: inlined into `wf_cta`.
+            let _ = take_error(LLVMOrcLLJITLookup(jit, &mut general, c"wf_warp".as_ptr()));
+            let mut dumped = Vec::new();
+            for (name, at) in [("wf_cta", addr), ("wf_warp", general)] {
+                if at == 0 {
+                    continue;
+                }
+                let (lo, hi) = mapping_of(at).unwrap_or((at, at + 4096));
+                if !dumped.contains(&lo) {
+                    dumped.push(lo);
+                    let bytes = std::slice::from_raw_parts(lo as *const u8, (hi - lo) as usize);
+                    let mut path = path.clone();
+                    path.push(format!(".{lo:x}"));
+                    let _ = std::fs::write(&path, bytes);
+                }
+                eprintln!("warpfold: {name} at {at:#x} (mapped at {lo:#x})");
+            }
         }
         // `wf_cta` was generated with exactly this signature.
         Ok(std::mem::transmute::<usize, CtaFn>(addr as usize))

@@ -309,7 +309,7 @@ fn compile_as(
     if lines > limit {
         return Err(Unsupported(format!("kernels this large ({lines} lines of LLVM IR; the limit is {limit}, set by WARPFOLD_MAX_IR_LINES)")));
     }
-    let (func, cache) = jit::compile(&e.ir, &helpers::table(), disk)?;
+    let (func, cache) = jit::compile(&e.modules, &helpers::table(), disk)?;
     let desc_table = e
         .descs
         .iter()
