@@ -167,9 +167,11 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// The CPU has AVX-512 (two-table permutes for shuffles).
     pub(crate) avx512: bool,
     pub(crate) avx2: bool,
-    /// Per block (by order index): the body of a triangle (see
-    /// `triangle_bodies`).
+    /// Per block (by order index): the body of a triangle or the second
+    /// arm of a diamond (see `if_bodies`).
     pub(crate) tri_body: Vec<bool>,
+    /// Per block (by order index): the first arm of a diamond.
+    pub(crate) diamond_first: Vec<bool>,
     /// Registers that only ever hold one constant (see `uniform::constants`).
     pub(crate) consts: std::collections::HashMap<Reg, u64>,
     /// Element sizes whose out-of-line slow load path is used.
@@ -392,14 +394,24 @@ pub(crate) fn lane_steps<const W: u32>(bits: u32, l: Lanes) -> String {
     format!("<{}>", items.join(", "))
 }
 
-/// Blocks T (by order index) that are the body of an if-then triangle
-/// B, T, F laid out in this order: B branches to T or F, T is reached only
-/// from B, jumps to F and has no warp collective or barrier. Lanes that
-/// leave B for F then wait while T runs, as the earliest-block rule says,
-/// and nothing can run between T and F; so when B's lanes split, T runs
-/// with its lanes and the others are kept in `%pend`, and T's end joins
-/// them at F without going through the dispatcher's per-lane targets.
-fn triangle_bodies(p: &Prepared) -> Vec<bool> {
+/// The bodies of if-then triangles and if-then-else diamonds, by order
+/// index: (ends that join the kept lanes, first arms of diamonds).
+///
+/// A triangle is B, T, F laid out in this order: B branches to T or F, T
+/// is reached only from B, jumps to F and has no warp collective or
+/// barrier. Lanes that leave B for F then wait while T runs, as the
+/// earliest-block rule says, and nothing can run between T and F; so when
+/// B's lanes split, T runs with its lanes and the others are kept in
+/// `%pend`, and T's end joins them at F without going through the
+/// dispatcher's per-lane targets.
+///
+/// A diamond is B, T, E, J: B branches to T or E, each reached only from
+/// B and jumping to J, neither with a collective or barrier. By the same
+/// rule T runs first with its lanes (E's kept), then E with the kept
+/// lanes (T's now kept at J), then J with all: T's end hands over to E,
+/// and E's end joins like a triangle's (a 2-D stencil's edge test: every
+/// warp at the edge went through the dispatcher three times).
+fn if_bodies(p: &Prepared) -> (Vec<bool>, Vec<bool>) {
     let f = &p.func;
     let n = p.order.len();
     let mut preds = vec![0u32; n];
@@ -416,23 +428,34 @@ fn triangle_bodies(p: &Prepared) -> Vec<bool> {
         }
     }
     let id = |b: BlockId| p.id_of[b.0 as usize] as usize;
-    (0..n)
-        .map(|t| {
-            if t == 0 || t + 1 >= n || preds[t] != 1 {
-                return false;
-            }
-            let body = &f.blocks[p.order[t]];
-            let head = &f.blocks[p.order[t - 1]];
-            let jumps_on = matches!(body.term, Some(Terminator::Jump(x)) if id(x) == t + 1);
-            let splits = matches!(head.term, Some(Terminator::Branch { then, els, .. })
-                if (id(then), id(els)) == (t, t + 1) || (id(then), id(els)) == (t + 1, t));
-            let plain = !body
+    let block = |t: usize| &f.blocks[p.order[t]];
+    let jumps_to = |t: usize, to: usize| matches!(block(t).term, Some(Terminator::Jump(x)) if id(x) == to);
+    let splits = |h: usize, a: usize, b: usize| {
+        matches!(block(h).term, Some(Terminator::Branch { then, els, .. })
+            if (id(then), id(els)) == (a, b) || (id(then), id(els)) == (b, a))
+    };
+    let plain = |t: usize| {
+        preds[t] == 1
+            && !block(t)
                 .insts
                 .iter()
-                .any(|i| crate::prepare::is_sync_point(&i.kind));
-            jumps_on && splits && plain
-        })
-        .collect()
+                .any(|i| crate::prepare::is_sync_point(&i.kind))
+    };
+    let triangle = |t: usize| t >= 1 && t + 1 < n && plain(t) && jumps_to(t, t + 1) && splits(t - 1, t, t + 1);
+    let diamond = |t: usize| {
+        t >= 1
+            && t + 2 < n
+            && plain(t)
+            && plain(t + 1)
+            && jumps_to(t, t + 2)
+            && jumps_to(t + 1, t + 2)
+            && splits(t - 1, t, t + 1)
+    };
+    let first: Vec<bool> = (0..n).map(diamond).collect();
+    let ends = (0..n)
+        .map(|t| triangle(t) || (t >= 1 && first[t - 1]))
+        .collect();
+    (ends, first)
 }
 
 /// Each lane's bit of a 32-bit lane mask: `<i32 1, i32 2, i32 4, ...>`.
@@ -1599,7 +1622,8 @@ pub fn emit<const W: u32>(
         regs_in_state: false,
         avx512: features.contains("+avx512f"),
         avx2: features.contains("+avx2"),
-        tri_body: triangle_bodies(p),
+        tri_body: Vec::new(),
+        diamond_first: Vec::new(),
         consts: crate::uniform::constants(&p.func),
         slow_loads: std::collections::BTreeSet::new(),
         slow_index_loads: std::collections::BTreeSet::new(),
@@ -1615,6 +1639,7 @@ pub fn emit<const W: u32>(
         stride_slots: std::collections::HashMap::new(),
         stride_at,
     };
+    (g.tri_body, g.diamond_first) = if_bodies(p);
     let (mut remat, remat_insts) = crate::uniform::rematerialisable(m, p);
     // Uniform and affine registers are scalars: keeping one costs less
     // than computing it again on every resume. Vectors are recomputed, with

@@ -3270,6 +3270,36 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
             set_next(g, &sc::<W>(32, u64::from(id)));
             go_as_dispatcher(g, id);
         }
+        Some(Terminator::Jump(t)) if g.diamond_first[g.cur_id as usize] => {
+            // The end of a diamond's first arm (see `emit::if_bodies`):
+            // the lanes kept for the second arm, the next block, run it
+            // now, and these wait at the join for them.
+            let (id, arm) = (id_of[t.0 as usize], g.cur_id + 1);
+            let pend = g.load_scalar("pend", "i32");
+            g.line("store i32 0, i32* %pend");
+            let all = g.def(&format!("or i32 {mb}, {pend}"));
+            let joined = g.def(&format!("icmp eq i32 {all}, {live}"));
+            let (fast, slow) = (g.label("dia_join"), g.label("dia_slow"));
+            g.line(&format!("br i1 {joined}, label %{fast}, label %{slow}"));
+            g.emit_label(&fast);
+            let none = g.def(&format!("icmp eq i32 {pend}, 0"));
+            let (together, swap) = (g.label("dia_all"), g.label("dia_swap"));
+            g.line(&format!("br i1 {none}, label %{together}, label %{swap}"));
+            g.emit_label(&together);
+            g.go_together(id, &mb);
+            g.emit_label(&swap);
+            // Their target, should the second arm's lanes leave for the
+            // dispatcher.
+            set_next(g, &sc::<W>(32, u64::from(id)));
+            g.line(&format!("store i32 {mb}, i32* %pend"));
+            let lm = g.mask_of_bits(&pend);
+            g.store_mask(&lm, &pend);
+            let tl = g.target(arm);
+            g.line(&format!("br label %{tl}"));
+            g.emit_label(&slow);
+            set_next(g, &sc::<W>(32, u64::from(id)));
+            go_as_dispatcher(g, id);
+        }
         Some(Terminator::Jump(t)) => {
             let id = id_of[t.0 as usize];
             let (together, slow) = (g.label("jump_conv"), g.label("jump_slow"));
@@ -3365,9 +3395,10 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
                 g.line(&format!("{any_lo} = icmp ne i32 {lo_bits}, 0"));
                 let (llo, lhi) = (g.label("to_lo"), g.label("to_hi"));
                 g.line(&format!("br i1 {any_lo}, label %{llo}, label %{lhi}"));
+                let body = |v: &[bool]| v.get(lo as usize).copied().unwrap_or(false);
                 let triangle = lo == g.cur_id + 1
                     && hi == lo + 1
-                    && g.tri_body.get(lo as usize).copied().unwrap_or(false);
+                    && (body(&g.tri_body) || body(&g.diamond_first));
                 g.emit_label(&llo);
                 if triangle {
                     // Run the body with its lanes; keep the others (their

@@ -172,9 +172,68 @@ pub fn prepare(
             cur = next;
         }
     }
+    skip_empty_blocks(&mut func, &mut order);
     let mut id_of = vec![u32::MAX; func.blocks.len()];
     for (i, b) in order.iter().enumerate() {
         id_of[b.0 as usize] = i as u32;
     }
     Ok(Prepared { func, order, id_of })
+}
+
+/// Jumps and branches to an empty block that only jumps on, forward, go
+/// straight to where it leads, and blocks no longer reached leave the
+/// order (PTX's `bra.uni` after a branch makes such blocks: they hid a 2-D
+/// stencil's if-else diamond). Lanes stopping at such a block would do
+/// nothing there and then be at its target: with the target later in the
+/// order, the blocks with instructions run in the same order by the
+/// earliest-block rule. Not for backward jumps, where blocks between could
+/// run first.
+fn skip_empty_blocks(func: &mut Function, order: &mut Vec<BlockId>) {
+    let mut pos = vec![usize::MAX; func.blocks.len()];
+    for (i, b) in order.iter().enumerate() {
+        pos[b.0 as usize] = i;
+    }
+    let on = |f: &Function, mut b: BlockId| {
+        while let (true, Some(Terminator::Jump(t))) =
+            (f.blocks[b].insts.is_empty(), &f.blocks[b].term)
+        {
+            // Positions only grow: the walk ends.
+            if pos[t.0 as usize] == usize::MAX || pos[t.0 as usize] <= pos[b.0 as usize] {
+                break;
+            }
+            b = *t;
+        }
+        b
+    };
+    for &b in order.iter() {
+        let term = match func.blocks[b].term.clone() {
+            Some(Terminator::Jump(t)) => Some(Terminator::Jump(on(func, t))),
+            Some(Terminator::Branch {
+                pred,
+                negate,
+                then,
+                els,
+            }) => Some(Terminator::Branch {
+                pred,
+                negate,
+                then: on(func, then),
+                els: on(func, els),
+            }),
+            other => other,
+        };
+        func.blocks[b].term = term;
+    }
+    let mut reached = vec![false; func.blocks.len()];
+    let mut stack: Vec<BlockId> = order.first().copied().into_iter().collect();
+    while let Some(b) = stack.pop() {
+        if std::mem::replace(&mut reached[b.0 as usize], true) {
+            continue;
+        }
+        match &func.blocks[b].term {
+            Some(Terminator::Jump(t)) => stack.push(*t),
+            Some(Terminator::Branch { then, els, .. }) => stack.extend([*then, *els]),
+            _ => {}
+        }
+    }
+    order.retain(|b| reached[b.0 as usize]);
 }
