@@ -53,7 +53,11 @@ fn diamond_arms_run_then_first_with_their_own_lanes() {
             let sel: Vec<u32> = (0..grid * block).map(f).collect();
             let want = expected(&sel, n, block, grid);
             for backend in [Backend::Cpu, Backend::Interp] {
-                let dev = Device::new().with_backend(backend);
+                // 32-lane warps, as the interpreter's: slices of 8 or 16
+                // lanes would order the race on the word by slice.
+                let dev = Device::new()
+                    .with_backend(backend)
+                    .with_warp_width(Some(32));
                 let m = module(&dev);
                 let k = m.kernel("diamond").unwrap();
                 let b = [block as u32, 1, 1];
