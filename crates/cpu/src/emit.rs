@@ -1733,7 +1733,7 @@ pub fn emit<const W: u32>(
                 let region = Region::new(p, ctx.live_in, ctx.remat_insts, succ);
                 let region_inside = region.inside.clone();
                 g.structured_only = true;
-                let text = warp_function(&mut g, &ctx, Some(region));
+                let text = in_ssa(&mut g, |g| warp_function(g, &ctx, Some(region)));
                 g.structured_only = false;
                 let text = text?;
                 let lines = text.lines().count();
@@ -1787,7 +1787,7 @@ pub fn emit<const W: u32>(
     if crate::region::fresh_enabled() && (general_bytes < FRESH_BELOW_BYTES || may_unroll_fresh) {
         let line_room = crate::ir_line_limit() * 9 / 10;
         g.structured_only = true;
-        let text = warp_function(&mut g, &ctx, Some(region));
+        let text = in_ssa(&mut g, |g| warp_function(g, &ctx, Some(region)));
         g.structured_only = false;
         let text = text?;
         if warp_fns.lines().count() + text.lines().count() <= line_room {
@@ -1935,6 +1935,19 @@ fn split_modules(ir: &str, prelude_end: usize, general_end: usize, cta_end: usiz
         format!("{prelude}{exported}{helpers}"),
         format!("{prelude}{declared}{rest}{helpers}"),
     ]
+}
+
+/// `emit` for a region or first-round function with its registers in
+/// allocas, promoted to SSA: these functions have no dispatcher loop (whose
+/// joins made the general function's registers stay in the warp state),
+/// so a value passed between blocks stays in a register, and only what the
+/// function wrote goes back to the state when it leaves (a block reduction
+/// stored each loaded value to the state and read it back).
+fn in_ssa<const W: u32, T>(g: &mut Gen<W>, emit: impl FnOnce(&mut Gen<W>) -> T) -> T {
+    let was = std::mem::replace(&mut g.regs_in_state, false);
+    let out = emit(g);
+    g.regs_in_state = was;
+    out
 }
 
 /// What every variant of the warp function shares.
@@ -2583,8 +2596,13 @@ fn dispatcher_and_blocks<const W: u32>(
         let lv = g.load_scalar("live", "i32");
         let c = g.state_ptr(state::LIVE, "i32");
         g.line(&format!("store i32 {lv}, i32* {c}"));
+        // A region saves what it wrote and a barrier's next block reads.
+        let p = g.p;
+        let after_bar: Vec<bool> = (0..reg_bits.len())
+            .map(|i| p.barriers().any(|(_, t)| ctx.live_in[t.0 as usize][i]))
+            .collect();
         store_saved_regs_where(g, reg_bits, reg_offsets, |i| {
-            region.is_none_or(|r| r.regs[i])
+            region.is_none_or(|r| r.regs[i] && r.defs[i] && after_bar[i])
         });
         let site = g.load_scalar("bar_me", "i32");
         let code = g.t();
@@ -2623,7 +2641,7 @@ fn dispatcher_and_blocks<const W: u32>(
         g.line(&format!("store i32 {v}, i32* {c}"));
     }
     store_saved_regs_where(g, reg_bits, reg_offsets, |i| {
-        region.is_none_or(|r| r.regs[i])
+        region.is_none_or(|r| r.regs[i] && r.defs[i])
     });
     g.line("br label %saved");
     g.emit_label("saved");

@@ -25,6 +25,9 @@ pub struct Region {
     /// through it). Any other register is dead here: the region neither
     /// declares, loads nor saves it.
     pub regs: Vec<bool>,
+    /// The registers its blocks write: the only ones it has to save (the
+    /// others keep their saved values).
+    pub defs: Vec<bool>,
 }
 
 impl Region {
@@ -33,6 +36,16 @@ impl Region {
     pub fn new(p: &Prepared, live_in: &[Vec<bool>], remat: &[Inst], entry: u32) -> Region {
         let inside = blocks(p, entry);
         let mut regs = live_in[p.order[entry as usize].0 as usize].clone();
+        let mut defs = vec![false; regs.len()];
+        for (id, bid) in p.order.iter().enumerate() {
+            if inside[id] {
+                for i in &p.func.blocks[*bid].insts {
+                    for r in crate::uniform::defs(&i.kind) {
+                        defs[r.0 as usize] = true;
+                    }
+                }
+            }
+        }
         let mut mark = |i: &Inst| {
             for r in crate::uniform::uses(i)
                 .into_iter()
@@ -63,6 +76,7 @@ impl Region {
             fresh: false,
             inside,
             regs,
+            defs,
         }
     }
 
