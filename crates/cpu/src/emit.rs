@@ -767,7 +767,8 @@ impl<'a, const W: u32> Gen<'a, W> {
         let p = self.t();
         let v = self.t();
         self.line(&format!("{p} = getelementptr i64, i64* %env, i64 {idx}"));
-        self.line(&format!("{v} = load i64, i64* {p}"));
+        // Fixed for the launch: loads of it survive stores in between.
+        self.line(&format!("{v} = load i64, i64* {p}, !invariant.load !{{}}"));
         v
     }
 

@@ -2441,7 +2441,12 @@ pub(crate) fn emit_inst<const W: u32>(
                     let p = g.t();
                     g.line(&format!("{p} = inttoptr i64 {hi} to i{bits}*"));
                     let v = g.t();
-                    g.line(&format!("{v} = load i{bits}, i{bits}* {p}, align 1"));
+                    // Parameters and constants do not change in a launch
+                    // (stores to them are refused): a load of one is the
+                    // same after any store, in any warp.
+                    g.line(&format!(
+                        "{v} = load i{bits}, i{bits}* {p}, align 1, !invariant.load !{{}}"
+                    ));
                     let s = g.splat(&format!("i{bits}"), &v);
                     if let Some(d) = d {
                         g.set(*d, &s, bits, ty.is_signed(), &exec);
