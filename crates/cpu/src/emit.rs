@@ -2037,9 +2037,11 @@ fn warp_function<const W: u32>(
     // sit at earlier blocks, and only the dispatcher knows where to go.
     g.line("%latest = alloca i1");
     g.line("store i1 false, i1* %latest");
-    // Lanes waiting at the block after a triangle's body (see
-    // `triangle_bodies`); zero everywhere else.
+    // Lanes waiting at the block after a triangle's body or a diamond's
+    // arm (see `if_bodies`); zero everywhere else.
     g.line("%pend = alloca i32");
+    // The block the general function's entry switch goes to (see
+    // `dispatcher`).
     g.line("%enter_at = alloca i32");
     g.line("store i32 0, i32* %pend");
     g.line("store i32 16384, i32* %budget");
@@ -2427,8 +2429,7 @@ fn dispatcher<const W: u32>(g: &mut Gen<W>) {
     );
     g.emit_label("pick");
     g.take_group_at(&next, &cur, &wc);
-    g.line(&format!("store i32 {cur}, i32* %enter_at"));
-    g.line("br label %enter");
+    enter_block(g, &cur);
     // Every way into a block of the general function (a pick, a resume
     // after a barrier) meets here, so the bookkeeping values they set
     // (zero waits, a fresh budget) join once, not in a phi per block with
