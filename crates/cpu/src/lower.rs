@@ -1502,10 +1502,11 @@ fn prefetch_groups_ahead<const W: u32>(g: &mut Gen<W>, h0: &str) {
     }
 }
 
-/// A load group at its first load: with every lane on, the warp's 32 rows
-/// as 32 vector loads of one contiguous block and a transposition (four
-/// rounds of interleaving pairs of rows) into one vector per column;
-/// otherwise each load as usual.
+/// A load group at its first load: the warp's 32 rows as 32 vector loads
+/// (of one contiguous block with every lane on; lanes off read a scratch
+/// row) and a transposition (four rounds of interleaving pairs of rows)
+/// into one vector per column; each load as usual where the rows' address
+/// has no lane form.
 pub(crate) fn emit_load_group<const W: u32>(
     g: &mut Gen<W>,
     insts: &[Inst],
@@ -1536,14 +1537,50 @@ pub(crate) fn emit_load_group<const W: u32>(
     if let Some((h0, _, None)) = affine_host_addr(g, &base, *space) {
         let eb = g.bits_of_mask(&exec);
         let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
-        g.line(&format!("br i1 {full}, label %{lt}, label %{lp}"));
+        let (lsome, lboth) = (g.label("grp_some"), g.label("grp_transpose"));
+        g.line(&format!("br i1 {full}, label %{lt}, label %{lsome}"));
+        let row_at = |g: &mut Gen<W>, i: u32| g.def(&format!("add i64 {h0}, {}", i64::from(i * ROW) * 4));
+        let load_row = |g: &mut Gen<W>, at: &str| {
+            let p = g.def(&format!("inttoptr i64 {at} to <16 x i32>*"));
+            g.def(&format!("load <16 x i32>, <16 x i32>* {p}, align 4"))
+        };
         g.emit_label(&lt);
         prefetch_groups_ahead(g, &h0);
-        let rows: Vec<String> = (0..W)
+        let all: Vec<String> = (0..W)
             .map(|i| {
-                let hi = g.def(&format!("add i64 {h0}, {}", i64::from(i * ROW) * 4));
-                let p = g.def(&format!("inttoptr i64 {hi} to <16 x i32>*"));
-                g.def(&format!("load <16 x i32>, <16 x i32>* {p}, align 4"))
+                let at = row_at(g, i);
+                load_row(g, &at)
+            })
+            .collect();
+        g.line(&format!("br label %{lboth}"));
+        // Some lanes off (a partial warp): their rows are read from a
+        // scratch row instead, so the same transpose serves (per-column
+        // gathers were 16 to 32 scalarised gathers of code to generate).
+        g.emit_label(&lsome);
+        if !g.allocas.contains("%row_sink ") {
+            g.allocas
+                .push_str(&format!("  %row_sink = alloca [{ROW} x i32], align 64
+"));
+        }
+        let sink = g.def("ptrtoint [16 x i32]* %row_sink to i64");
+        let some: Vec<String> = (0..W)
+            .map(|i| {
+                let bit = g.def(&format!("and i32 {eb}, {}", 1u32 << i));
+                let on = g.def(&format!("icmp ne i32 {bit}, 0"));
+                let row = row_at(g, i);
+                let at = g.def(&format!("select i1 {on}, i64 {row}, i64 {sink}"));
+                load_row(g, &at)
+            })
+            .collect();
+        g.line(&format!("br label %{lboth}"));
+        g.emit_label(&lboth);
+        let rows: Vec<String> = all
+            .iter()
+            .zip(&some)
+            .map(|(a, s)| {
+                g.def(&format!(
+                    "phi <16 x i32> [ {a}, %{lt} ], [ {s}, %{lsome} ]"
+                ))
             })
             .collect();
         // 32 lanes: two 16 x 16 transposes joined; 16 lanes: one.
@@ -1573,9 +1610,10 @@ pub(crate) fn emit_load_group<const W: u32>(
             }
         }
         g.line(&format!("br label %{lj}"));
-    } else {
-        g.line(&format!("br label %{lp}"));
+        g.emit_label(&lj);
+        return Ok(());
     }
+    g.line(&format!("br label %{lp}"));
     g.emit_label(&lp);
     let mut order: Vec<usize> = group.0.iter().map(|m| m.0).collect();
     order.sort_unstable();
