@@ -416,12 +416,7 @@ fn if_bodies(p: &Prepared) -> (Vec<bool>, Vec<bool>) {
     let n = p.order.len();
     let mut preds = vec![0u32; n];
     for b in &p.order {
-        let succs: Vec<BlockId> = match &f.blocks[*b].term {
-            Some(Terminator::Jump(t)) => vec![*t],
-            Some(Terminator::Branch { then, els, .. }) => vec![*then, *els],
-            _ => vec![],
-        };
-        for s in succs {
+        for s in crate::lanes::succs(&f.blocks[*b]) {
             if let Some(c) = preds.get_mut(p.id_of[s.0 as usize] as usize) {
                 *c += 1;
             }
@@ -429,7 +424,8 @@ fn if_bodies(p: &Prepared) -> (Vec<bool>, Vec<bool>) {
     }
     let id = |b: BlockId| p.id_of[b.0 as usize] as usize;
     let block = |t: usize| &f.blocks[p.order[t]];
-    let jumps_to = |t: usize, to: usize| matches!(block(t).term, Some(Terminator::Jump(x)) if id(x) == to);
+    let jumps_to =
+        |t: usize, to: usize| matches!(block(t).term, Some(Terminator::Jump(x)) if id(x) == to);
     let splits = |h: usize, a: usize, b: usize| {
         matches!(block(h).term, Some(Terminator::Branch { then, els, .. })
             if (id(then), id(els)) == (a, b) || (id(then), id(els)) == (b, a))
@@ -441,7 +437,8 @@ fn if_bodies(p: &Prepared) -> (Vec<bool>, Vec<bool>) {
                 .iter()
                 .any(|i| crate::prepare::is_sync_point(&i.kind))
     };
-    let triangle = |t: usize| t >= 1 && t + 1 < n && plain(t) && jumps_to(t, t + 1) && splits(t - 1, t, t + 1);
+    let triangle =
+        |t: usize| t >= 1 && t + 1 < n && plain(t) && jumps_to(t, t + 1) && splits(t - 1, t, t + 1);
     let diamond = |t: usize| {
         t >= 1
             && t + 2 < n
@@ -1694,6 +1691,9 @@ pub fn emit<const W: u32>(
         reg_offsets: &reg_offsets,
         at_entry: &liveness.at_entry,
         live_in: &liveness.live_in,
+        after_bar: (0..reg_bits.len())
+            .map(|i| p.barriers().any(|(_, t)| liveness.live_in[t.0 as usize][i]))
+            .collect(),
         remat_insts: &remat_insts,
         has_barriers,
     };
@@ -1959,6 +1959,8 @@ struct WarpCtx<'a> {
     at_entry: &'a [bool],
     /// Per block (by index): the registers live on entry.
     live_in: &'a [Vec<bool>],
+    /// The registers live into some block right after a barrier.
+    after_bar: Vec<bool>,
     remat_insts: &'a [Inst],
     has_barriers: bool,
 }
@@ -2599,12 +2601,8 @@ fn dispatcher_and_blocks<const W: u32>(
         let c = g.state_ptr(state::LIVE, "i32");
         g.line(&format!("store i32 {lv}, i32* {c}"));
         // A region saves what it wrote and a barrier's next block reads.
-        let p = g.p;
-        let after_bar: Vec<bool> = (0..reg_bits.len())
-            .map(|i| p.barriers().any(|(_, t)| ctx.live_in[t.0 as usize][i]))
-            .collect();
         store_saved_regs_where(g, reg_bits, reg_offsets, |i| {
-            region.is_none_or(|r| r.regs[i] && r.defs[i] && after_bar[i])
+            region.is_none_or(|r| r.regs[i] && r.defs[i] && ctx.after_bar[i])
         });
         let site = g.load_scalar("bar_me", "i32");
         let code = g.t();
@@ -3638,7 +3636,8 @@ mod tests {
         let prelude = "declare void @wf_external()\n";
         let general = format!("define internal i32 @wf_warp(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live, i32 %prev) alwaysinline #0 {{\nentry:\n{pad}  %r = call i32 @wf_helper()\n  ret i32 %r\n}}\n");
         let rest = format!("define i32 @wf_cta(i8* %st, i64* %env) #0 {{\nentry:\n{pad}  %r = call i32 @wf_warp(i8* %st, i64* %env, i32 0, i32 0, i32 0)\n  call void @wf_external()\n  ret i32 %r\n}}\n");
-        let helpers = "define internal i32 @wf_helper() #0 {\n  ret i32 1\n}\nattributes #0 = { nounwind }\n";
+        let helpers =
+            "define internal i32 @wf_helper() #0 {\n  ret i32 1\n}\nattributes #0 = { nounwind }\n";
         let ir = format!("{prelude}{general}{rest}{helpers}");
         let (a, b) = (prelude.len(), prelude.len() + general.len());
         let modules = split_modules(&ir, a, b, b + rest.len());
@@ -3667,7 +3666,10 @@ mod tests {
         assert!(parsed.iter().all(|m| m.get_function("wf_helper").is_some()));
         // Small kernels stay whole.
         let small = "define i32 @wf_cta() {\n  ret i32 0\n}\n";
-        assert_eq!(split_modules(small, 0, 0, small.len()), vec![small.to_string()]);
+        assert_eq!(
+            split_modules(small, 0, 0, small.len()),
+            vec![small.to_string()]
+        );
     }
 
     /// The round loop is text put together from optional parts (region

@@ -205,7 +205,9 @@ fn widened<const W: u32>(g: &Gen<W>, insts: &[Inst], end: usize, x: Reg) -> Opti
             args,
             ..
         } => match args[..] {
-            [Value::Reg(_), Value::Imm(m)] | [Value::Imm(m), Value::Reg(_)] if m <= u64::from(u32::MAX) => {
+            [Value::Reg(_), Value::Imm(m)] | [Value::Imm(m), Value::Reg(_)]
+                if m <= u64::from(u32::MAX) =>
+            {
                 Some((Index::Narrow64(x), false))
             }
             _ => None,
@@ -266,7 +268,11 @@ impl Indexed {
 
     /// Every lane's address (`<W x i64>`).
     pub(crate) fn addresses<const W: u32>(&self, g: &mut Gen<W>) -> String {
-        let w = g.def(&format!("{} <{W} x i32> {} to <{W} x i64>", self.ext(), self.idx));
+        let w = g.def(&format!(
+            "{} <{W} x i32> {} to <{W} x i64>",
+            self.ext(),
+            self.idx
+        ));
         let o = g.def(&format!(
             "mul <{W} x i64> {w}, {}",
             crate::emit::sc::<W>(64, u64::from(self.scale))

@@ -166,10 +166,8 @@ pub fn compile(
         })
         .collect();
     if let Some(d) = dir {
-        let cached: Option<Vec<Vec<u8>>> = keys
-            .iter()
-            .map(|k| crate::disk_cache::read(d, k))
-            .collect();
+        let cached: Option<Vec<Vec<u8>>> =
+            keys.iter().map(|k| crate::disk_cache::read(d, k)).collect();
         // A stale or damaged entry that still passed the checksum would
         // fail to link; then compile afresh.
         if let Some(Ok(f)) = cached.map(|objs| load_objects(&objs, helpers)) {

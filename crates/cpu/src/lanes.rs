@@ -959,7 +959,8 @@ struct Cfg {
     exit_only: Vec<bool>,
 }
 
-fn succs(b: &Block) -> Vec<BlockId> {
+/// The blocks `b` may go to next.
+pub(crate) fn succs(b: &Block) -> Vec<BlockId> {
     match &b.term {
         Some(Terminator::Jump(t)) => vec![*t],
         Some(Terminator::Branch { then, els, .. }) => vec![*then, *els],
@@ -1320,7 +1321,10 @@ mod tests {
             assert_eq!(difference_max(two_t, y, d, 32), 1022, "s = {s}");
             // ...so it widens with no jump.
             let w = form(widen(Opnd::Reg(Lanes { max: 1022, ..d }), 32, 64, true)).unwrap();
-            assert_eq!((w.jump, w.stride, w.extra, w.width), (0, 1, s as i64, s as u32));
+            assert_eq!(
+                (w.jump, w.stride, w.extra, w.width),
+                (0, 1, s as i64, s as u32)
+            );
         }
         // t - 2 (t & 1) goes below lane 0's value (lane 1: t0 - 1).
         let t = Lanes::affine(1, 32).at_most(511);

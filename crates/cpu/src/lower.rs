@@ -1,8 +1,7 @@
 //! Instructions and terminators to LLVM IR over 32-lane vectors.
 
 use crate::emit::{
-    bits_of_mask_ir, env, full_bits, iota, lanes_mask, sc, vt, Emitter as Gen, Helper,
-    DONE,
+    bits_of_mask_ir, env, full_bits, iota, lanes_mask, sc, vt, Emitter as Gen, Helper, DONE,
 };
 use crate::indexed::{index_form, indexed, Indexed};
 use crate::interleave::{load_interleaved, store_interleaved};
@@ -1306,12 +1305,8 @@ fn load_strided<const W: u32>(g: &mut Gen<W>, h0: &str, f: u32, bits: u32, exec:
         // index read from each int is then one `and` a register, not
         // byte shuffles and zero-extension).
         let wide = bits * f;
-        let words = g.def(&format!(
-            "bitcast <{n} x i{bits}> {win} to <{W} x i{wide}>"
-        ));
-        return g.def(&format!(
-            "trunc <{W} x i{wide}> {words} to <{W} x i{bits}>"
-        ));
+        let words = g.def(&format!("bitcast <{n} x i{bits}> {win} to <{W} x i{wide}>"));
+        return g.def(&format!("trunc <{W} x i{wide}> {words} to <{W} x i{bits}>"));
     }
     let pick: Vec<String> = (0..W).map(|i| format!("i32 {}", i * f)).collect();
     g.def(&format!(
@@ -1539,7 +1534,8 @@ pub(crate) fn emit_load_group<const W: u32>(
         let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
         let (lsome, lboth) = (g.label("grp_some"), g.label("grp_transpose"));
         g.line(&format!("br i1 {full}, label %{lt}, label %{lsome}"));
-        let row_at = |g: &mut Gen<W>, i: u32| g.def(&format!("add i64 {h0}, {}", i64::from(i * ROW) * 4));
+        let row_at =
+            |g: &mut Gen<W>, i: u32| g.def(&format!("add i64 {h0}, {}", i64::from(i * ROW) * 4));
         let load_row = |g: &mut Gen<W>, at: &str| {
             let p = g.def(&format!("inttoptr i64 {at} to <16 x i32>*"));
             g.def(&format!("load <16 x i32>, <16 x i32>* {p}, align 4"))
@@ -1558,9 +1554,10 @@ pub(crate) fn emit_load_group<const W: u32>(
         // gathers were 16 to 32 scalarised gathers of code to generate).
         g.emit_label(&lsome);
         if !g.allocas.contains("%row_sink ") {
-            g.allocas
-                .push_str(&format!("  %row_sink = alloca [{ROW} x i32], align 64
-"));
+            g.allocas.push_str(&format!(
+                "  %row_sink = alloca [{ROW} x i32], align 64
+"
+            ));
         }
         let sink = g.def("ptrtoint [16 x i32]* %row_sink to i64");
         let some: Vec<String> = (0..W)
@@ -1577,11 +1574,7 @@ pub(crate) fn emit_load_group<const W: u32>(
         let rows: Vec<String> = all
             .iter()
             .zip(&some)
-            .map(|(a, s)| {
-                g.def(&format!(
-                    "phi <16 x i32> [ {a}, %{lt} ], [ {s}, %{lsome} ]"
-                ))
-            })
+            .map(|(a, s)| g.def(&format!("phi <16 x i32> [ {a}, %{lt} ], [ {s}, %{lsome} ]")))
             .collect();
         // 32 lanes: two 16 x 16 transposes joined; 16 lanes: one.
         let lo = transpose16(g, &rows[..16]);
@@ -3287,6 +3280,24 @@ fn compare_bits<const W: u32>(g: &mut Gen<W>, cmp: CmpOp, ty: Ty, a: Value, b: V
     }
 }
 
+/// At the end of a triangle's body or a diamond's arm: takes the kept
+/// lanes (`%pend`, cleared) and goes on in a new block when they and the
+/// group are every live lane; returns them and the label of the other
+/// case, for the caller to emit.
+fn join_kept<const W: u32>(g: &mut Gen<W>, mb: &str, live: &str, prefix: &str) -> (String, String) {
+    let pend = g.load_scalar("pend", "i32");
+    g.line("store i32 0, i32* %pend");
+    let all = g.def(&format!("or i32 {mb}, {pend}"));
+    let joined = g.def(&format!("icmp eq i32 {all}, {live}"));
+    let (fast, slow) = (
+        g.label(&format!("{prefix}_join")),
+        g.label(&format!("{prefix}_slow")),
+    );
+    g.line(&format!("br i1 {joined}, label %{fast}, label %{slow}"));
+    g.emit_label(&fast);
+    (pend, slow)
+}
+
 pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>, id_of: &[u32]) {
     let mask = g.load_mask();
     let mb = g.load_scalar("mask_bits", "i32");
@@ -3298,13 +3309,7 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
             // The end of a triangle's body: the lanes kept at the next
             // block join; all live lanes there is the convergent case.
             let id = id_of[t.0 as usize];
-            let pend = g.load_scalar("pend", "i32");
-            g.line("store i32 0, i32* %pend");
-            let all = g.def(&format!("or i32 {mb}, {pend}"));
-            let joined = g.def(&format!("icmp eq i32 {all}, {live}"));
-            let (fast, slow) = (g.label("tri_join"), g.label("tri_slow"));
-            g.line(&format!("br i1 {joined}, label %{fast}, label %{slow}"));
-            g.emit_label(&fast);
+            let (_, slow) = join_kept(g, &mb, &live, "tri");
             let lm = g.mask_of_bits(&live);
             g.store_mask(&lm, &live);
             g.go_together(id, &live);
@@ -3318,13 +3323,7 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
             // the lanes kept for the second arm, the next block, run it
             // now, and these wait at the join for them.
             let (id, arm) = (id_of[t.0 as usize], g.cur_id + 1);
-            let pend = g.load_scalar("pend", "i32");
-            g.line("store i32 0, i32* %pend");
-            let all = g.def(&format!("or i32 {mb}, {pend}"));
-            let joined = g.def(&format!("icmp eq i32 {all}, {live}"));
-            let (fast, slow) = (g.label("dia_join"), g.label("dia_slow"));
-            g.line(&format!("br i1 {joined}, label %{fast}, label %{slow}"));
-            g.emit_label(&fast);
+            let (pend, slow) = join_kept(g, &mb, &live, "dia");
             let none = g.def(&format!("icmp eq i32 {pend}, 0"));
             let (together, swap) = (g.label("dia_all"), g.label("dia_swap"));
             g.line(&format!("br i1 {none}, label %{together}, label %{swap}"));
@@ -4136,7 +4135,9 @@ fn private_atomic<const W: u32>(
         };
         let b = g.label(&format!("atombuf{k}_"));
         let _ = writeln!(g.allocas, "  %{b} = alloca [{W} x i{ebits}], align 64");
-        let vp = g.def(&format!("bitcast [{W} x i{ebits}]* %{b} to <{W} x i{ebits}>*"));
+        let vp = g.def(&format!(
+            "bitcast [{W} x i{ebits}]* %{b} to <{W} x i{ebits}>*"
+        ));
         g.line(&format!(
             "store <{W} x i{ebits}> {v}, <{W} x i{ebits}>* {vp}, align 64"
         ));

@@ -226,13 +226,8 @@ fn skip_empty_blocks(func: &mut Function, order: &mut Vec<BlockId>) {
     let mut reached = vec![false; func.blocks.len()];
     let mut stack: Vec<BlockId> = order.first().copied().into_iter().collect();
     while let Some(b) = stack.pop() {
-        if std::mem::replace(&mut reached[b.0 as usize], true) {
-            continue;
-        }
-        match &func.blocks[b].term {
-            Some(Terminator::Jump(t)) => stack.push(*t),
-            Some(Terminator::Branch { then, els, .. }) => stack.extend([*then, *els]),
-            _ => {}
+        if !std::mem::replace(&mut reached[b.0 as usize], true) {
+            stack.extend(crate::lanes::succs(&func.blocks[b]));
         }
     }
     order.retain(|b| reached[b.0 as usize]);

@@ -37,15 +37,6 @@ impl Region {
         let inside = blocks(p, entry);
         let mut regs = live_in[p.order[entry as usize].0 as usize].clone();
         let mut defs = vec![false; regs.len()];
-        for (id, bid) in p.order.iter().enumerate() {
-            if inside[id] {
-                for i in &p.func.blocks[*bid].insts {
-                    for r in crate::uniform::defs(&i.kind) {
-                        defs[r.0 as usize] = true;
-                    }
-                }
-            }
-        }
         let mut mark = |i: &Inst| {
             for r in crate::uniform::uses(i)
                 .into_iter()
@@ -64,6 +55,11 @@ impl Region {
             }
             let b = &p.func.blocks[*bid];
             b.insts.iter().for_each(&mut mark);
+            for i in &b.insts {
+                for r in crate::uniform::defs(&i.kind) {
+                    defs[r.0 as usize] = true;
+                }
+            }
             if let Some(Terminator::Branch { pred, .. }) = &b.term {
                 preds.push(*pred);
             }

@@ -44,7 +44,9 @@ fn diamond_arms_run_then_first_with_their_own_lanes() {
         ("all else", |_| 0),
         ("alternating", |g| (g % 2) as u32),
         ("one else lane", |g| u32::from(g % 32 != 5)),
-        ("scrambled", |g| (g.wrapping_mul(2_654_435_761) >> 13) as u32 & 1),
+        ("scrambled", |g| {
+            (g.wrapping_mul(2_654_435_761) >> 13) as u32 & 1
+        }),
     ];
     // Full warps; a partial last warp (48); lanes beyond n that wait at the
     // exit while the others run the diamond.

@@ -20,7 +20,10 @@ fn patterns() -> Vec<(&'static str, Vec<u32>)> {
         ("shifted", (0..n).map(|t| t + 7).collect()),
         ("reversed", (0..n).map(|t| n - 1 - t).collect()),
         // 37 is prime to M = 1064.
-        ("scrambled", (0..n).map(|t| (t * 37 + 11) % M as u32).collect()),
+        (
+            "scrambled",
+            (0..n).map(|t| (t * 37 + 11) % M as u32).collect(),
+        ),
         // Lanes 17 and 18 of every warp swapped.
         (
             "one_pair_swapped",
@@ -48,7 +51,12 @@ const RUNS: [(Backend, Option<u32>); 4] = [
 
 /// A device and kernel `name` of `indexed.ptx`, checked to run on
 /// `backend` and, compiled, to have an indexed access.
-fn setup(backend: Backend, width: Option<u32>, name: &str, block: u32) -> (Device, warpfold::Kernel) {
+fn setup(
+    backend: Backend,
+    width: Option<u32>,
+    name: &str,
+    block: u32,
+) -> (Device, warpfold::Kernel) {
     let dev = Device::new().with_backend(backend).with_warp_width(width);
     let m = dev
         .load_ptx_named(include_str!("kernels/indexed.ptx"), "indexed.ptx")
@@ -163,7 +171,10 @@ fn shared_atomics_through_narrow_indices_count_what_the_interpreter_counts() {
             let (dev, k) = setup(backend, width, "shared_bins", block);
             let ob = dev.buffer_zeroed(want_b.len() * 4).unwrap();
             let oi = dev.buffer_zeroed(want_i.len() * 4).unwrap();
-            let (bb, wb) = (dev.buffer_from(&bytes).unwrap(), dev.buffer_from(&words).unwrap());
+            let (bb, wb) = (
+                dev.buffer_from(&bytes).unwrap(),
+                dev.buffer_from(&words).unwrap(),
+            );
             k.launch(
                 [grid, 1, 1],
                 [block, 1, 1],
@@ -178,8 +189,16 @@ fn shared_atomics_through_narrow_indices_count_what_the_interpreter_counts() {
             )
             .unwrap_or_else(|e| panic!("{backend:?} {width:?}: {e}"));
             let what = format!("{backend:?} {width:?} block {block}");
-            same(&ob.to_vec::<i32>().unwrap(), &want_b, &format!("byte bins: {what}"));
-            same(&oi.to_vec::<i32>().unwrap(), &want_i, &format!("word bins: {what}"));
+            same(
+                &ob.to_vec::<i32>().unwrap(),
+                &want_b,
+                &format!("byte bins: {what}"),
+            );
+            same(
+                &oi.to_vec::<i32>().unwrap(),
+                &want_i,
+                &format!("word bins: {what}"),
+            );
         }
     }
 }

@@ -661,7 +661,10 @@ fn indices_from_memory_that_wrap_inside_a_warp_reach_both_sides() {
         .with_backend(Backend::Cpu)
         .with_warp_width(Some(32));
     let m = module(&dev);
-    for (name, idx0) in [("indexed_wrap_s", i32::MAX as u32 - 5), ("indexed_wrap_u", u32::MAX - 5)] {
+    for (name, idx0) in [
+        ("indexed_wrap_s", i32::MAX as u32 - 5),
+        ("indexed_wrap_u", u32::MAX - 5),
+    ] {
         let (low, high) = pages.floats(26);
         for i in 0..26 {
             low[i] = 100.0 + i as f32;
@@ -701,7 +704,11 @@ fn indices_from_memory_that_wrap_inside_a_warp_reach_both_sides() {
         for i in 0..26 {
             assert_eq!(low[i], 2.0 * (100.0 + i as f32), "{name} low {i}");
             let h = i as f32 + 0.5;
-            assert_eq!(high[i], if i >= 20 { 2.0 * h } else { h }, "{name} high {i}");
+            assert_eq!(
+                high[i],
+                if i >= 20 { 2.0 * h } else { h },
+                "{name} high {i}"
+            );
         }
     }
 }
