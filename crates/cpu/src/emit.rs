@@ -1673,17 +1673,16 @@ pub fn emit<const W: u32>(
     g.counted_barriers = p
         .barriers()
         .any(|(k, _)| crate::prepare::counted_barrier(k));
-    let release = has_barriers
-        && !g.counted_barriers
-        && p.barriers().all(|(k, _)| {
-            !matches!(
-                k,
-                InstKind::Bar {
-                    kind: BarKind::Red(_),
-                    ..
-                }
-            )
-        });
+    let bar_red = p.barriers().any(|(k, _)| {
+        matches!(
+            k,
+            InstKind::Bar {
+                kind: BarKind::Red(_),
+                ..
+            }
+        )
+    });
+    let release = has_barriers && !g.counted_barriers && !bar_red;
     g.lean_barriers = release;
     g.regs_in_state = regs_in_state(p, &reg_bits, &g, has_barriers);
     let ctx = WarpCtx {
@@ -1696,6 +1695,7 @@ pub fn emit<const W: u32>(
             .collect(),
         remat_insts: &remat_insts,
         has_barriers,
+        bar_red,
     };
     let mut warp_fns = warp_function(&mut g, &ctx, None)?;
     let general_bytes = warp_fns.len();
@@ -1963,6 +1963,8 @@ struct WarpCtx<'a> {
     after_bar: Vec<bool>,
     remat_insts: &'a [Inst],
     has_barriers: bool,
+    /// Some barrier is a `bar.red` (its shares live in the warp state).
+    bar_red: bool,
 }
 
 /// The text of one warp function: `@wf_warp` (every entry: fresh start,
@@ -2106,15 +2108,7 @@ fn fresh_prologue<const W: u32>(g: &mut Gen<W>, ctx: &WarpCtx, r: &Region) {
         g.line(&format!("store i32 0, i32* %{name}"));
     }
     if ctx.has_barriers {
-        for (o, v) in [
-            (state::RED_POPC, 0),
-            (state::RED_AND, 1),
-            (state::RED_OR, 0),
-            (state::RESUME_AT, 0),
-        ] {
-            let c = g.state_ptr(o, "i32");
-            g.line(&format!("store i32 {v}, i32* {c}"));
-        }
+        barrier_bookkeeping(g, ctx);
     }
     // Zero what lanes may read before writing (see `general_prologue`).
     for (i, b) in ctx.reg_bits.iter().enumerate() {
@@ -2134,6 +2128,22 @@ fn fresh_prologue<const W: u32>(g: &mut Gen<W>, ctx: &WarpCtx, r: &Region) {
     let lm = g.mask_of_bits(&full);
     g.store_mask(&lm, &full);
     g.line("br label %B0");
+}
+
+/// Barrier bookkeeping the driver and the resume path read, as a fresh
+/// start leaves it: no resume block, and `bar.red` shares empty (only in
+/// kernels with `bar.red`: elsewhere nothing reads them, and a CTA of 8
+/// warps spent 16 stores a launch on them).
+fn barrier_bookkeeping<const W: u32>(g: &mut Gen<W>, ctx: &WarpCtx) {
+    let red: &[(usize, u32)] = if ctx.bar_red {
+        &[(state::RED_POPC, 0), (state::RED_AND, 1), (state::RED_OR, 0)]
+    } else {
+        &[]
+    };
+    for &(o, v) in red.iter().chain(&[(state::RESUME_AT, 0)]) {
+        let c = g.state_ptr(o, "i32");
+        g.line(&format!("store i32 {v}, i32* {c}"));
+    }
 }
 
 /// The entries of `@wf_warp`: a fresh start, the general state, and (with
@@ -2174,17 +2184,8 @@ fn general_prologue<const W: u32>(
         for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
             g.line(&format!("store i32 0, i32* %{name}"));
         }
-        // Barrier bookkeeping the driver and the resume path read.
         if has_barriers {
-            for (o, v) in [
-                (state::RED_POPC, 0),
-                (state::RED_AND, 1),
-                (state::RED_OR, 0),
-                (state::RESUME_AT, 0),
-            ] {
-                let c = g.state_ptr(o, "i32");
-                g.line(&format!("store i32 {v}, i32* {c}"));
-            }
+            barrier_bookkeeping(g, ctx);
         }
         // Registers no lane reads before writing need no zero; in the warp
         // state that saves real stores (allocas fold away anyway).
@@ -3199,7 +3200,7 @@ next:
         )
     };
     format!(
-        "define i32 @wf_cta(i8* noalias %states, i64* %env, i64 %sb, i32* %runp, i32* %fresh, i32* %codes) #0 {{
+        "define i32 @wf_cta(i8* noalias %states, i64* %env, i64 %sb, i32* noalias %runp, i32* noalias %fresh, i32* noalias %codes) #0 {{
 entry:
   %run0 = load i32, i32* %runp
   br label %round
@@ -3321,14 +3322,18 @@ uf_chk:
         );
         full = format!("%ufall{w}");
     }
-    let _ = writeln!(lean, "  br i1 {full}, label %uf_w0, label %uf_bail");
+    // Every warp starts now: their `fresh` entries cleared at once (in
+    // one block the stores merge into a few vector stores).
+    let _ = writeln!(lean, "  br i1 {full}, label %uf_start, label %uf_bail\nuf_start:");
+    for w in 0..n {
+        let _ = writeln!(lean, "  store i32 0, i32* %uffp{w}");
+    }
+    let _ = writeln!(lean, "  br label %uf_w0");
     let mut good = "true".to_string();
     for w in 0..n {
         let _ = write!(
             lean,
             "uf_w{w}:
-  %ufz{w} = getelementptr i32, i32* %fresh, i64 {w}
-  store i32 0, i32* %ufz{w}
   %ufcp{w} = getelementptr i32, i32* %codes, i64 {w}
   %ufprev{w} = load i32, i32* %ufcp{w}
   %ufp{w} = getelementptr i8, i8* %states, i64 {off}

@@ -340,20 +340,15 @@ fn load_rows_with<const W: u32>(
                     lanes_mask::<W>(row * w..(row + 1) * w)
                 ));
                 if l.stride == 0 {
-                    // Read only if some lane of the row runs.
+                    // A row with no lane running reads the scratch row
+                    // instead (a select, not a branch: fewer blocks to
+                    // generate code for).
                     let mb = g.def(&format!("bitcast <{w} x i1> {m} to i{w}"));
                     let any = g.def(&format!("icmp ne i{w} {mb}, 0"));
-                    let (ld, lj, from) =
-                        (g.label("row_one"), g.label("row_onej"), g.label("row_none"));
-                    g.line(&format!("br i1 {any}, label %{ld}, label %{from}"));
-                    g.emit_label(&from);
-                    g.line(&format!("br label %{lj}"));
-                    g.emit_label(&ld);
-                    let p = g.def(&format!("inttoptr i64 {base} to i{bits}*"));
+                    let sink = row_sink(g);
+                    let at = g.def(&format!("select i1 {any}, i64 {base}, i64 {sink}"));
+                    let p = g.def(&format!("inttoptr i64 {at} to i{bits}*"));
                     let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {size}"));
-                    g.line(&format!("br label %{lj}"));
-                    g.emit_label(&lj);
-                    let x = g.def(&format!("phi i{bits} [ {x}, %{ld} ], [ 0, %{from} ]"));
                     splat_row(g, &x, w, bits)
                 } else {
                     let p = g.def(&format!("inttoptr i64 {base} to <{w} x i{bits}>*"));
@@ -366,6 +361,16 @@ fn load_rows_with<const W: u32>(
         parts.push(v);
     }
     join_rows(g, parts, w, bits)
+}
+
+/// The address of a scratch row of 16 words in the function's frame,
+/// read instead of memory for rows whose lanes are all off.
+fn row_sink<const W: u32>(g: &mut Gen<W>) -> String {
+    if !g.allocas.contains("%row_sink ") {
+        g.allocas
+            .push_str("  %row_sink = alloca [16 x i32], align 64\n");
+    }
+    g.def("ptrtoint [16 x i32]* %row_sink to i64")
 }
 
 /// `x` in each of a row's `w` lanes.
@@ -1553,13 +1558,7 @@ pub(crate) fn emit_load_group<const W: u32>(
         // scratch row instead, so the same transpose serves (per-column
         // gathers were 16 to 32 scalarised gathers of code to generate).
         g.emit_label(&lsome);
-        if !g.allocas.contains("%row_sink ") {
-            g.allocas.push_str(&format!(
-                "  %row_sink = alloca [{ROW} x i32], align 64
-"
-            ));
-        }
-        let sink = g.def("ptrtoint [16 x i32]* %row_sink to i64");
+        let sink = row_sink(g);
         let some: Vec<String> = (0..W)
             .map(|i| {
                 let bit = g.def(&format!("and i32 {eb}, {}", 1u32 << i));

@@ -72,3 +72,17 @@ fn a_warp_paused_in_a_long_loop_joins_the_barrier_later() {
         assert_eq!(out.to_vec::<u32>().unwrap(), expect, "{backend:?}");
     }
 }
+
+#[test]
+fn a_first_bar_red_and_starts_from_all_true() {
+    for backend in BACKENDS {
+        let dev = Device::new().with_backend(backend);
+        let out = dev.buffer_zeroed(4 * 64 * 4).unwrap();
+        module(&dev)
+            .kernel("first_bar_red_and")
+            .unwrap()
+            .launch([4, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        assert_eq!(out.to_vec::<u32>().unwrap(), vec![1; 256], "{backend:?}");
+    }
+}
