@@ -189,3 +189,30 @@ fn overlapping_rows_keep_the_later_lanes_values() {
         }
     }
 }
+
+#[test]
+fn rows_reading_one_element_each_with_some_rows_off() {
+    let v: Vec<f32> = (0..16 * 7).map(|i| (i * i % 101) as f32 + 0.5).collect();
+    for block in [[16u32, 8, 1], [8, 16, 1], [16, 4, 1]] {
+        let (w, h) = (block[0] as usize, block[1] as usize);
+        let want: Vec<f32> = (0..w * h)
+            .map(|i| {
+                let (ty, tx) = (i / w, i % w);
+                if tx < (ty % 3) * 6 {
+                    v[ty * 7] + tx as f32
+                } else {
+                    -1.0
+                }
+            })
+            .collect();
+        for (backend, width) in RUNS {
+            let (dev, k) = row_kernel(backend, width, "row_values", block);
+            let din = dev.buffer_from(&v).unwrap();
+            let out = dev.buffer_from(&vec![-1.0f32; w * h]).unwrap();
+            k.launch([1, 1, 1], block, 0, &[Arg::Buffer(&din), Arg::Buffer(&out)])
+                .unwrap();
+            let got = out.to_vec::<f32>().unwrap();
+            assert_eq!(got, want, "{backend:?} width {width:?}, block {block:?}");
+        }
+    }
+}

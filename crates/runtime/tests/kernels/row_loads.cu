@@ -44,3 +44,12 @@ extern "C" __global__ void overlapping_rows(float* out, int pitch)
     int tx = threadIdx.x, ty = threadIdx.y;
     out[ty * pitch + tx] = tx + 100.0f * ty;
 }
+
+// Each block row reads one element of its own (the same address for all
+// its lanes), with a different number of its lanes running per row: none
+// in every third row, so a warp's rows mix none, some and all.
+extern "C" __global__ void row_values(const float* v, float* out)
+{
+    int tx = threadIdx.x, ty = threadIdx.y;
+    if (tx < (ty % 3) * 6) out[ty * blockDim.x + tx] = v[ty * 7] + tx;
+}
