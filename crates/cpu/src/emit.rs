@@ -200,6 +200,10 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// triangle yield to the general warp function, so the masks stay
     /// constants LLVM can fold (see `lower::go_as_dispatcher`).
     pub(crate) structured_only: bool,
+    /// Emitting the general warp function of a kernel with region
+    /// functions, where it seldom runs: fewer, slower paths (its code
+    /// generation is what the JIT waits for).
+    pub(crate) cold_general: bool,
     /// Per block id: the block lies on a cycle (a loop).
     pub(crate) in_loop: Vec<bool>,
     /// Index of the instruction being lowered in its block.
@@ -1632,6 +1636,7 @@ pub fn emit<const W: u32>(
         lean_barriers: false,
         counted_barriers: false,
         structured_only: false,
+        cold_general: false,
         in_loop,
         cur_inst: 0,
         stride_slots: std::collections::HashMap::new(),
@@ -1697,7 +1702,17 @@ pub fn emit<const W: u32>(
         has_barriers,
         bar_red,
     };
+    // With regions, full warps run there and the general function is the
+    // fallback (partial warps, warps that leave a lean round): code there
+    // may trade speed for size (see `Gen::cold_general`). Unless it is too
+    // large for regions: then it runs the whole kernel.
+    g.cold_general = g.lean_barriers && crate::region::enabled();
     let mut warp_fns = warp_function(&mut g, &ctx, None)?;
+    if g.cold_general && warp_fns.len() >= INLINE_BELOW_BYTES {
+        g.cold_general = false;
+        warp_fns = warp_function(&mut g, &ctx, None)?;
+    }
+    g.cold_general = false;
     let general_bytes = warp_fns.len();
     // The fast path of plain barriers: after each lean release the round
     // loop runs the region after the barrier through a function of its own
@@ -2136,7 +2151,11 @@ fn fresh_prologue<const W: u32>(g: &mut Gen<W>, ctx: &WarpCtx, r: &Region) {
 /// warps spent 16 stores a launch on them).
 fn barrier_bookkeeping<const W: u32>(g: &mut Gen<W>, ctx: &WarpCtx) {
     let red: &[(usize, u32)] = if ctx.bar_red {
-        &[(state::RED_POPC, 0), (state::RED_AND, 1), (state::RED_OR, 0)]
+        &[
+            (state::RED_POPC, 0),
+            (state::RED_AND, 1),
+            (state::RED_OR, 0),
+        ]
     } else {
         &[]
     };
@@ -3324,7 +3343,10 @@ uf_chk:
     }
     // Every warp starts now: their `fresh` entries cleared at once (in
     // one block the stores merge into a few vector stores).
-    let _ = writeln!(lean, "  br i1 {full}, label %uf_start, label %uf_bail\nuf_start:");
+    let _ = writeln!(
+        lean,
+        "  br i1 {full}, label %uf_start, label %uf_bail\nuf_start:"
+    );
     for w in 0..n {
         let _ = writeln!(lean, "  store i32 0, i32* %uffp{w}");
     }

@@ -216,3 +216,30 @@ fn rows_reading_one_element_each_with_some_rows_off() {
         }
     }
 }
+
+#[test]
+fn shared_rows_with_some_rows_off_read_their_own_elements() {
+    for block in [[16u32, 8, 1], [8, 16, 1], [16, 4, 1], [16, 16, 1]] {
+        let (w, h) = (block[0] as usize, block[1] as usize);
+        let a: Vec<f32> = (0..w * h).map(|i| (i * 37 % 101) as f32 + 0.25).collect();
+        let want: Vec<f32> = (0..w * h)
+            .map(|i| {
+                let (ty, tx) = (i / w, i % w);
+                if tx < (ty % 3) * 6 {
+                    a[i] * 3.0 + a[ty * w]
+                } else {
+                    -1.0
+                }
+            })
+            .collect();
+        for (backend, width) in RUNS {
+            let (dev, k) = row_kernel(backend, width, "shared_rows", block);
+            let din = dev.buffer_from(&a).unwrap();
+            let out = dev.buffer_from(&vec![-1.0f32; w * h]).unwrap();
+            k.launch([1, 1, 1], block, 0, &[Arg::Buffer(&din), Arg::Buffer(&out)])
+                .unwrap();
+            let got = out.to_vec::<f32>().unwrap();
+            assert_eq!(got, want, "{backend:?} width {width:?}, block {block:?}");
+        }
+    }
+}

@@ -53,3 +53,15 @@ extern "C" __global__ void row_values(const float* v, float* out)
     int tx = threadIdx.x, ty = threadIdx.y;
     if (tx < (ty % 3) * 6) out[ty * blockDim.x + tx] = v[ty * 7] + tx;
 }
+
+// The same in shared memory, where rows read whole vectors (the memory's
+// slack makes that safe): each block row reads its row of a tile and the
+// row's first element, with none, some or all of its lanes running.
+extern "C" __global__ void shared_rows(const float* a, float* out)
+{
+    __shared__ float t[16][17];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    t[ty][tx] = a[ty * blockDim.x + tx];
+    __syncthreads();
+    if (tx < (ty % 3) * 6) out[ty * blockDim.x + tx] = t[ty][tx] * 3.0f + t[ty][0];
+}
