@@ -201,9 +201,10 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// constants LLVM can fold (see `lower::go_as_dispatcher`).
     pub(crate) structured_only: bool,
     /// Emitting the general warp function of a kernel with region
-    /// functions, where it seldom runs: fewer, slower paths (its code
-    /// generation is what the JIT waits for).
+    /// functions: see `cold`.
     pub(crate) cold_general: bool,
+    /// Per block id: the block can run before a warp's first barrier.
+    pub(crate) first_round: Vec<bool>,
     /// Per block id: the block lies on a cycle (a loop).
     pub(crate) in_loop: Vec<bool>,
     /// Index of the instruction being lowered in its block.
@@ -515,6 +516,24 @@ impl<'a, const W: u32> Gen<'a, W> {
     /// address: the first global load of a block in a loop has one (a
     /// loop's later loads mostly read next to it: a stencil's seven, a
     /// row and its neighbours), while slots last.
+    /// Whether the block being emitted seldom runs here: a block of the
+    /// general warp function of a kernel with region functions that no
+    /// warp reaches before its first barrier (full warps run it in a
+    /// region function; the general one gets partial warps and warps that
+    /// leave a lean round). Such blocks take one slower path where others
+    /// have a fast and a general one: the general function's code
+    /// generation is what the JIT waits for (sgemm, transpose). Not the
+    /// first round, which full warps run here unless `@wf_fresh` exists
+    /// (transpose's loads: 4x slower on the masked path).
+    pub(crate) fn cold(&self) -> bool {
+        self.cold_general
+            && !self
+                .first_round
+                .get(self.cur_id as usize)
+                .copied()
+                .unwrap_or(true)
+    }
+
     pub(crate) fn stride_slot(&mut self) -> Option<usize> {
         if self.stride_at == 0
             || !self
@@ -1637,6 +1656,7 @@ pub fn emit<const W: u32>(
         counted_barriers: false,
         structured_only: false,
         cold_general: false,
+        first_round: crate::region::blocks(p, 0),
         in_loop,
         cur_inst: 0,
         stride_slots: std::collections::HashMap::new(),
@@ -1702,10 +1722,10 @@ pub fn emit<const W: u32>(
         has_barriers,
         bar_red,
     };
-    // With regions, full warps run there and the general function is the
-    // fallback (partial warps, warps that leave a lean round): code there
-    // may trade speed for size (see `Gen::cold_general`). Unless it is too
-    // large for regions: then it runs the whole kernel.
+    // With regions, full warps run there after a barrier and the general
+    // function is the fallback (partial warps, warps that leave a lean
+    // round): code there may trade speed for size (see `Gen::cold`).
+    // Unless it is too large for regions: then it runs the whole kernel.
     g.cold_general = g.lean_barriers && crate::region::enabled();
     let mut warp_fns = warp_function(&mut g, &ctx, None)?;
     if g.cold_general && warp_fns.len() >= INLINE_BELOW_BYTES {

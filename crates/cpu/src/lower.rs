@@ -281,7 +281,7 @@ fn element_index<const W: u32>(l: &Lanes, bits: u32) -> Option<String> {
 /// A load whose rows of lanes (`l.width` each) read consecutive elements
 /// or one element each, from lane 0's address `h0`: with every lane on,
 /// plain loads (no per-row tests, and the prefetchers see them). In
-/// shared memory (`owned`) of a seldom-run general function, one path:
+/// shared memory (`owned`) of a seldom-run block (`Gen::cold`), one path:
 /// see `owned_rows`.
 fn load_rows<const W: u32>(
     g: &mut Gen<W>,
@@ -291,7 +291,7 @@ fn load_rows<const W: u32>(
     exec: &str,
     owned: bool,
 ) -> String {
-    if owned && g.cold_general {
+    if owned && g.cold() {
         return owned_rows(g, h0, l, bits, exec);
     }
     let eb = g.bits_of_mask(exec);
@@ -480,8 +480,15 @@ fn split_on_jump<const W: u32>(g: &mut Gen<W>, k: &Option<String>) -> Option<(St
         g.label("aff_slow"),
         g.label("aff_join"),
     );
-    let none = g.def(&format!("icmp eq i32 {k}, {W}"));
-    g.line(&format!("br i1 {none}, label %{fast}, label %{slow}"));
+    if g.cold() {
+        // A seldom-run general function takes the lane-by-lane side,
+        // which serves no jump too (`k` = W); LLVM drops the fast side
+        // before generating code.
+        g.line(&format!("br label %{slow}"));
+    } else {
+        let none = g.def(&format!("icmp eq i32 {k}, {W}"));
+        g.line(&format!("br i1 {none}, label %{fast}, label %{slow}"));
+    }
     g.emit_label(&fast);
     Some((slow, join))
 }
@@ -496,6 +503,9 @@ fn load_contig<const W: u32>(
 ) -> String {
     let size = bits / 8;
     let eb = g.bits_of_mask(exec);
+    if g.cold() {
+        return cold_load(g, h0, bits, exec, &eb, owned);
+    }
     let bp = g.t();
     g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt::<W>(bits)));
     // All 32 lanes: a plain load (masked loads defeat the prefetchers on
@@ -834,6 +844,9 @@ fn store_contig<const W: u32>(
     streaming: bool,
     owned: bool,
 ) {
+    if g.cold() && !streaming {
+        return cold_store(g, h0, bits, v, exec, owned);
+    }
     let size = bits / 8;
     let lj = g.label("st_cj");
     let bp = g.t();
@@ -875,6 +888,55 @@ fn store_contig<const W: u32>(
     }
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
+}
+
+/// The address of a vector at `h0`, or of the scratch row when no lane of
+/// `eb` runs (then `h0` may be anywhere; see `row_sink`).
+fn or_sink<const W: u32>(g: &mut Gen<W>, h0: &str, eb: &str, bits: u32) -> String {
+    let sink = row_sink(g);
+    let some = g.def(&format!("icmp ne i32 {eb}, 0"));
+    let at = g.def(&format!("select i1 {some}, i64 {h0}, i64 {sink}"));
+    g.def(&format!("inttoptr i64 {at} to {}*", vt::<W>(bits)))
+}
+
+/// `load_contig` in a seldom-run block (`Gen::cold`):
+/// one path for any mask, where the fast one adds blocks to generate code
+/// for. Shared memory: a plain load (its slack covers the vector when a
+/// lane runs); else a masked one.
+fn cold_load<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    bits: u32,
+    exec: &str,
+    eb: &str,
+    owned: bool,
+) -> String {
+    let (t, size) = (vt::<W>(bits), bits / 8);
+    if owned {
+        let p = or_sink(g, h0, eb, bits);
+        return g.def(&format!("load {t}, {t}* {p}, align {size}"));
+    }
+    let p = g.def(&format!("inttoptr i64 {h0} to {t}*"));
+    g.def(&format!(
+        "call {t} @llvm.masked.load.v{W}i{bits}.p0v{W}i{bits}({t}* {p}, i32 {size}, <{W} x i1> {exec}, {t} undef)"
+    ))
+}
+
+/// `store_contig` in a seldom-run block: one path. Shared
+/// memory without AVX-512: a blend (see `blend_store`), into the scratch
+/// row when no lane runs; else a masked store.
+fn cold_store<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, v: &str, exec: &str, owned: bool) {
+    let (t, size) = (vt::<W>(bits), bits / 8);
+    if owned && !g.avx512 {
+        let eb = g.bits_of_mask(exec);
+        let p = or_sink(g, h0, &eb, bits);
+        blend_store(g, &p, W, bits, v, exec);
+        return;
+    }
+    let p = g.def(&format!("inttoptr i64 {h0} to {t}*"));
+    g.line(&format!(
+        "call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({t} {v}, {t}* {p}, i32 {size}, <{W} x i1> {exec})"
+    ));
 }
 
 /// `x` (`<n x i{bits}>`) to the elements at `p` where mask `m` is set, as
