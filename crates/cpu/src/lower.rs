@@ -3359,15 +3359,20 @@ fn compare_bits<const W: u32>(g: &mut Gen<W>, cmp: CmpOp, ty: Ty, a: Value, b: V
         if signed { "sext" } else { "zext" }
     ));
     let d = g.def(&format!("sub i64 {u}, {i0}"));
-    // The first `n` lanes, n clamped to 0..=W.
+    // The first `n` lanes: none, all, or the low `n` bits. In this shape
+    // LLVM sees a branch's "no lane" and "every lane" tests as `n <= 0`
+    // and `n >= W` (the middle case's shift is below 32, so its bits are
+    // never all clear or all set): with the mask known, a guard like
+    // `i < n` costs two compares, not a clamp, a shift and two tests.
     let prefix = |g: &mut Gen<W>, n: &str| {
-        let lo = g.def(&format!("icmp slt i64 {n}, 0"));
-        let n0 = g.def(&format!("select i1 {lo}, i64 0, i64 {n}"));
-        let hi = g.def(&format!("icmp sgt i64 {n0}, {W}"));
-        let n1 = g.def(&format!("select i1 {hi}, i64 {W}, i64 {n0}"));
-        let one = g.def(&format!("shl i64 1, {n1}"));
-        let m = g.def(&format!("sub i64 {one}, 1"));
-        g.def(&format!("trunc i64 {m} to i32"))
+        let none = g.def(&format!("icmp sle i64 {n}, 0"));
+        let all = g.def(&format!("icmp sge i64 {n}, {W}"));
+        let n32 = g.def(&format!("trunc i64 {n} to i32"));
+        let s = g.def(&format!("and i32 {n32}, 31"));
+        let one = g.def(&format!("shl i32 1, {s}"));
+        let m = g.def(&format!("sub i32 {one}, 1"));
+        let low = g.def(&format!("select i1 {none}, i32 0, i32 {m}"));
+        g.def(&format!("select i1 {all}, i32 {full}, i32 {low}"))
     };
     let d1 = g.def(&format!("add i64 {d}, 1"));
     match base {
