@@ -3349,24 +3349,23 @@ fn unrolled_fresh<const W: u32>(
 uf_chk:
 "
     );
-    let mut full = "true".to_string();
+    // The driver marks every warp fresh before the CTA's first call and a
+    // round calls every running warp, clearing its mark, before the CTA
+    // returns: the marks are all set or all clear, and with whole warps
+    // (`n` x W threads) a set one is all lanes. Warp 0's mark tells.
     for w in 0..n {
-        let _ = write!(
-            lean,
-            "  %uffp{w} = getelementptr i32, i32* %fresh, i64 {w}
-  %uffl{w} = load i32, i32* %uffp{w}
-  %uff{w} = icmp eq i32 %uffl{w}, {all_lanes}
-  %ufall{w} = and i1 {full}, %uff{w}
-"
-        );
-        full = format!("%ufall{w}");
+        let _ = writeln!(lean, "  %uffp{w} = getelementptr i32, i32* %fresh, i64 {w}");
     }
+    let _ = write!(
+        lean,
+        "  %uffl0 = load i32, i32* %uffp0
+  %ufall = icmp eq i32 %uffl0, {all_lanes}
+  br i1 %ufall, label %uf_start, label %uf_bail
+uf_start:
+"
+    );
     // Every warp starts now: their `fresh` entries cleared at once (in
     // one block the stores merge into a few vector stores).
-    let _ = writeln!(
-        lean,
-        "  br i1 {full}, label %uf_start, label %uf_bail\nuf_start:"
-    );
     for w in 0..n {
         let _ = writeln!(lean, "  store i32 0, i32* %uffp{w}");
     }
