@@ -512,10 +512,6 @@ impl<'a, const W: u32> Gen<'a, W> {
         l
     }
 
-    /// The state slot where the load being lowered keeps its last
-    /// address: the first global load of a block in a loop has one (a
-    /// loop's later loads mostly read next to it: a stencil's seven, a
-    /// row and its neighbours), while slots last.
     /// Whether the block being emitted seldom runs here: a block of the
     /// general warp function of a kernel with region functions that no
     /// warp reaches before its first barrier (full warps run it in a
@@ -523,8 +519,8 @@ impl<'a, const W: u32> Gen<'a, W> {
     /// leave a lean round). Such blocks take one slower path where others
     /// have a fast and a general one: the general function's code
     /// generation is what the JIT waits for (sgemm, transpose). Not the
-    /// first round, which full warps run here unless `@wf_fresh` exists
-    /// (transpose's loads: 4x slower on the masked path).
+    /// first round: full warps run it here when the kernel has no
+    /// `@wf_fresh` (transpose's loads: 4x slower on the one path).
     pub(crate) fn cold(&self) -> bool {
         self.cold_general
             && !self
@@ -534,6 +530,10 @@ impl<'a, const W: u32> Gen<'a, W> {
                 .unwrap_or(true)
     }
 
+    /// The state slot where the load being lowered keeps its last
+    /// address: the first global load of a block in a loop has one (a
+    /// loop's later loads mostly read next to it: a stencil's seven, a
+    /// row and its neighbours), while slots last.
     pub(crate) fn stride_slot(&mut self) -> Option<usize> {
         if self.stride_at == 0
             || !self

@@ -481,7 +481,7 @@ fn split_on_jump<const W: u32>(g: &mut Gen<W>, k: &Option<String>) -> Option<(St
         g.label("aff_join"),
     );
     if g.cold() {
-        // A seldom-run general function takes the lane-by-lane side,
+        // A seldom-run block takes the lane-by-lane side,
         // which serves no jump too (`k` = W); LLVM drops the fast side
         // before generating code.
         g.line(&format!("br label %{slow}"));
