@@ -203,8 +203,9 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// Emitting the general warp function of a kernel with region
     /// functions: see `cold`.
     pub(crate) cold_general: bool,
-    /// Per block id: the block can run before a warp's first barrier.
-    pub(crate) first_round: Vec<bool>,
+    /// Per block id: full warps may run the block in the general warp
+    /// function for long even with region functions (see `cold`).
+    pub(crate) hot_anyway: Vec<bool>,
     /// Per block id: the block lies on a cycle (a loop).
     pub(crate) in_loop: Vec<bool>,
     /// Index of the instruction being lowered in its block.
@@ -520,11 +521,13 @@ impl<'a, const W: u32> Gen<'a, W> {
     /// have a fast and a general one: the general function's code
     /// generation is what the JIT waits for (sgemm, transpose). Not the
     /// first round: full warps run it here when the kernel has no
-    /// `@wf_fresh` (transpose's loads: 4x slower on the one path).
+    /// `@wf_fresh` (transpose's loads: 4x slower on the one path). Nor
+    /// loops without barriers: a warp that yields there after many trips
+    /// (see `Gen::poll`) runs the rest of the loop here.
     pub(crate) fn cold(&self) -> bool {
         self.cold_general
             && !self
-                .first_round
+                .hot_anyway
                 .get(self.cur_id as usize)
                 .copied()
                 .unwrap_or(true)
@@ -1656,7 +1659,11 @@ pub fn emit<const W: u32>(
         counted_barriers: false,
         structured_only: false,
         cold_general: false,
-        first_round: crate::region::blocks(p, 0),
+        hot_anyway: crate::region::blocks(p, 0)
+            .into_iter()
+            .zip(blocks_in_barrier_free_loops(p))
+            .map(|(first, free_loop)| first || free_loop)
+            .collect(),
         in_loop,
         cur_inst: 0,
         stride_slots: std::collections::HashMap::new(),
