@@ -329,31 +329,15 @@ fn load_rows<const W: u32>(
 /// with a full warp the split's path runs 10% fewer instructions (the
 /// bitonic sort).
 fn owned_rows<const W: u32>(g: &mut Gen<W>, h0: &str, l: &Lanes, bits: u32, exec: &str) -> String {
-    let (w, size) = (l.width.min(W), bits / 8);
-    let delta = i64::from(l.width) * l.stride + l.extra;
-    let sink = row_sink(g);
-    let mut parts = Vec::new();
-    for row in 0..W / w {
-        let base = g.def(&format!("add i64 {h0}, {}", i64::from(row) * delta));
-        let m = g.def(&format!(
-            "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{w} x i32> {}",
-            lanes_mask::<W>(row * w..(row + 1) * w)
-        ));
-        let mb = g.def(&format!("bitcast <{w} x i1> {m} to i{w}"));
-        let any = g.def(&format!("icmp ne i{w} {mb}, 0"));
-        let at = g.def(&format!("select i1 {any}, i64 {base}, i64 {sink}"));
-        let v = if l.stride == 0 {
-            let p = g.def(&format!("inttoptr i64 {at} to i{bits}*"));
-            let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {size}"));
-            splat_row(g, &x, w, bits)
-        } else {
-            let p = g.def(&format!("inttoptr i64 {at} to <{w} x i{bits}>*"));
-            g.def(&format!(
-                "load <{w} x i{bits}>, <{w} x i{bits}>* {p}, align {size}"
-            ))
-        };
-        parts.push(v);
-    }
+    let w = l.width.min(W);
+    let parts = (0..W / w)
+        .map(|row| {
+            let base = row_base(g, h0, l, row);
+            let any = row_any(g, exec, row, w);
+            let at = at_or_sink(g, &base, &any);
+            plain_row(g, &at, l, bits)
+        })
+        .collect();
     join_rows(g, parts, w, bits)
 }
 
@@ -367,49 +351,73 @@ fn load_rows_with<const W: u32>(
 ) -> String {
     // A row at least as wide as the warp holds all of it (one row).
     let (w, size) = (l.width.min(W), bits / 8);
-    let delta = i64::from(l.width) * l.stride + l.extra;
     let mut parts = Vec::new();
     for row in 0..W / w {
-        let base = g.def(&format!("add i64 {h0}, {}", i64::from(row) * delta));
+        let base = row_base(g, h0, l, row);
         let v = match exec {
-            None if l.stride == 0 => {
-                let p = g.def(&format!("inttoptr i64 {base} to i{bits}*"));
-                let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {size}"));
-                splat_row(g, &x, w, bits)
-            }
-            None => {
-                let p = g.def(&format!("inttoptr i64 {base} to <{w} x i{bits}>*"));
-                g.def(&format!(
-                    "load <{w} x i{bits}>, <{w} x i{bits}>* {p}, align {size}"
-                ))
+            None => plain_row(g, &base, l, bits),
+            // A row of one element with no lane running reads the
+            // scratch row instead (a select, not a branch: fewer blocks
+            // to generate code for).
+            Some(exec) if l.stride == 0 => {
+                let any = row_any(g, exec, row, w);
+                let at = at_or_sink(g, &base, &any);
+                plain_row(g, &at, l, bits)
             }
             Some(exec) => {
-                let m = g.def(&format!(
-                    "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{w} x i32> {}",
-                    lanes_mask::<W>(row * w..(row + 1) * w)
-                ));
-                if l.stride == 0 {
-                    // A row with no lane running reads the scratch row
-                    // instead (a select, not a branch: fewer blocks to
-                    // generate code for).
-                    let mb = g.def(&format!("bitcast <{w} x i1> {m} to i{w}"));
-                    let any = g.def(&format!("icmp ne i{w} {mb}, 0"));
-                    let sink = row_sink(g);
-                    let at = g.def(&format!("select i1 {any}, i64 {base}, i64 {sink}"));
-                    let p = g.def(&format!("inttoptr i64 {at} to i{bits}*"));
-                    let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {size}"));
-                    splat_row(g, &x, w, bits)
-                } else {
-                    let p = g.def(&format!("inttoptr i64 {base} to <{w} x i{bits}>*"));
-                    g.def(&format!(
-                        "call <{w} x i{bits}> @llvm.masked.load.v{w}i{bits}.p0v{w}i{bits}(<{w} x i{bits}>* {p}, i32 {size}, <{w} x i1> {m}, <{w} x i{bits}> undef)"
-                    ))
-                }
+                let m = row_exec(g, exec, row, w);
+                let p = g.def(&format!("inttoptr i64 {base} to <{w} x i{bits}>*"));
+                g.def(&format!(
+                    "call <{w} x i{bits}> @llvm.masked.load.v{w}i{bits}.p0v{w}i{bits}(<{w} x i{bits}>* {p}, i32 {size}, <{w} x i1> {m}, <{w} x i{bits}> undef)"
+                ))
             }
         };
         parts.push(v);
     }
     join_rows(g, parts, w, bits)
+}
+
+/// The address of row `row` of form `l` from lane 0's address `h0`.
+fn row_base<const W: u32>(g: &mut Gen<W>, h0: &str, l: &Lanes, row: u32) -> String {
+    let delta = i64::from(l.width) * l.stride + l.extra;
+    g.def(&format!("add i64 {h0}, {}", i64::from(row) * delta))
+}
+
+/// The lanes of `exec` in row `row` of `w` lanes, as a `<w x i1>`.
+fn row_exec<const W: u32>(g: &mut Gen<W>, exec: &str, row: u32, w: u32) -> String {
+    g.def(&format!(
+        "shufflevector <{W} x i1> {exec}, <{W} x i1> undef, <{w} x i32> {}",
+        lanes_mask::<W>(row * w..(row + 1) * w)
+    ))
+}
+
+/// Whether some lane of `exec` in row `row` of `w` lanes runs.
+fn row_any<const W: u32>(g: &mut Gen<W>, exec: &str, row: u32, w: u32) -> String {
+    let m = row_exec(g, exec, row, w);
+    let mb = g.def(&format!("bitcast <{w} x i1> {m} to i{w}"));
+    g.def(&format!("icmp ne i{w} {mb}, 0"))
+}
+
+/// A row of form `l` read whole at `at`: one element splat over the row
+/// (stride 0) or consecutive elements.
+fn plain_row<const W: u32>(g: &mut Gen<W>, at: &str, l: &Lanes, bits: u32) -> String {
+    let (w, size) = (l.width.min(W), bits / 8);
+    if l.stride == 0 {
+        let p = g.def(&format!("inttoptr i64 {at} to i{bits}*"));
+        let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {size}"));
+        splat_row(g, &x, w, bits)
+    } else {
+        let p = g.def(&format!("inttoptr i64 {at} to <{w} x i{bits}>*"));
+        g.def(&format!(
+            "load <{w} x i{bits}>, <{w} x i{bits}>* {p}, align {size}"
+        ))
+    }
+}
+
+/// Address `at` when `on`, else the scratch row (see `row_sink`).
+fn at_or_sink<const W: u32>(g: &mut Gen<W>, at: &str, on: &str) -> String {
+    let sink = row_sink(g);
+    g.def(&format!("select i1 {on}, i64 {at}, i64 {sink}"))
 }
 
 /// The address of a scratch row in the function's frame,
@@ -893,9 +901,8 @@ fn store_contig<const W: u32>(
 /// The address of a vector at `h0`, or of the scratch row when no lane of
 /// `eb` runs (then `h0` may be anywhere; see `row_sink`).
 fn or_sink<const W: u32>(g: &mut Gen<W>, h0: &str, eb: &str, bits: u32) -> String {
-    let sink = row_sink(g);
     let some = g.def(&format!("icmp ne i32 {eb}, 0"));
-    let at = g.def(&format!("select i1 {some}, i64 {h0}, i64 {sink}"));
+    let at = at_or_sink(g, h0, &some);
     g.def(&format!("inttoptr i64 {at} to {}*", vt::<W>(bits)))
 }
 
@@ -1670,13 +1677,12 @@ pub(crate) fn emit_load_group<const W: u32>(
         // scratch row instead, so the same transpose serves (per-column
         // gathers were 16 to 32 scalarised gathers of code to generate).
         g.emit_label(&lsome);
-        let sink = row_sink(g);
         let some: Vec<String> = (0..W)
             .map(|i| {
                 let bit = g.def(&format!("and i32 {eb}, {}", 1u32 << i));
                 let on = g.def(&format!("icmp ne i32 {bit}, 0"));
                 let row = row_at(g, i);
-                let at = g.def(&format!("select i1 {on}, i64 {row}, i64 {sink}"));
+                let at = at_or_sink(g, &row, &on);
                 load_row(g, &at)
             })
             .collect();

@@ -190,56 +190,50 @@ fn overlapping_rows_keep_the_later_lanes_values() {
     }
 }
 
+/// Runs kernel `name(input, out)` as one block of shape `block` on every
+/// backend and width, `out` starting at -1 in every thread's element, and
+/// checks it against `want(ty, tx)` for the threads running a lane (those
+/// with `tx < (ty % 3) * 6`: none, some or all of a row's lanes).
+fn rows_some_off(name: &str, block: [u32; 3], input: &[f32], want: impl Fn(usize, usize) -> f32) {
+    let (w, h) = (block[0] as usize, block[1] as usize);
+    let want: Vec<f32> = (0..w * h)
+        .map(|i| {
+            let (ty, tx) = (i / w, i % w);
+            if tx < (ty % 3) * 6 {
+                want(ty, tx)
+            } else {
+                -1.0
+            }
+        })
+        .collect();
+    for (backend, width) in RUNS {
+        let (dev, k) = row_kernel(backend, width, name, block);
+        let din = dev.buffer_from(input).unwrap();
+        let out = dev.buffer_from(&vec![-1.0f32; w * h]).unwrap();
+        k.launch([1, 1, 1], block, 0, &[Arg::Buffer(&din), Arg::Buffer(&out)])
+            .unwrap();
+        let got = out.to_vec::<f32>().unwrap();
+        assert_eq!(got, want, "{backend:?} width {width:?}, block {block:?}");
+    }
+}
+
 #[test]
 fn rows_reading_one_element_each_with_some_rows_off() {
     let v: Vec<f32> = (0..16 * 7).map(|i| (i * i % 101) as f32 + 0.5).collect();
     for block in [[16u32, 8, 1], [8, 16, 1], [16, 4, 1]] {
-        let (w, h) = (block[0] as usize, block[1] as usize);
-        let want: Vec<f32> = (0..w * h)
-            .map(|i| {
-                let (ty, tx) = (i / w, i % w);
-                if tx < (ty % 3) * 6 {
-                    v[ty * 7] + tx as f32
-                } else {
-                    -1.0
-                }
-            })
-            .collect();
-        for (backend, width) in RUNS {
-            let (dev, k) = row_kernel(backend, width, "row_values", block);
-            let din = dev.buffer_from(&v).unwrap();
-            let out = dev.buffer_from(&vec![-1.0f32; w * h]).unwrap();
-            k.launch([1, 1, 1], block, 0, &[Arg::Buffer(&din), Arg::Buffer(&out)])
-                .unwrap();
-            let got = out.to_vec::<f32>().unwrap();
-            assert_eq!(got, want, "{backend:?} width {width:?}, block {block:?}");
-        }
+        rows_some_off("row_values", block, &v, |ty, tx| v[ty * 7] + tx as f32);
     }
 }
 
 #[test]
 fn shared_rows_with_some_rows_off_read_their_own_elements() {
     for block in [[16u32, 8, 1], [8, 16, 1], [16, 4, 1], [16, 16, 1]] {
-        let (w, h) = (block[0] as usize, block[1] as usize);
-        let a: Vec<f32> = (0..w * h).map(|i| (i * 37 % 101) as f32 + 0.25).collect();
-        let want: Vec<f32> = (0..w * h)
-            .map(|i| {
-                let (ty, tx) = (i / w, i % w);
-                if tx < (ty % 3) * 6 {
-                    a[i] * 3.0 + a[ty * w]
-                } else {
-                    -1.0
-                }
-            })
+        let w = block[0] as usize;
+        let a: Vec<f32> = (0..w * block[1] as usize)
+            .map(|i| (i * 37 % 101) as f32 + 0.25)
             .collect();
-        for (backend, width) in RUNS {
-            let (dev, k) = row_kernel(backend, width, "shared_rows", block);
-            let din = dev.buffer_from(&a).unwrap();
-            let out = dev.buffer_from(&vec![-1.0f32; w * h]).unwrap();
-            k.launch([1, 1, 1], block, 0, &[Arg::Buffer(&din), Arg::Buffer(&out)])
-                .unwrap();
-            let got = out.to_vec::<f32>().unwrap();
-            assert_eq!(got, want, "{backend:?} width {width:?}, block {block:?}");
-        }
+        rows_some_off("shared_rows", block, &a, |ty, tx| {
+            a[ty * w + tx] * 3.0 + a[ty * w]
+        });
     }
 }
