@@ -148,8 +148,9 @@ pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) cur_id: u32,
     /// Backward-jump targets that first check for cancellation: the
     /// label, the block, whether a yield there resumes with the earliest
-    /// lanes, and the label to go on to.
-    pub(crate) checks: Vec<(String, u32, bool, String)>,
+    /// lanes, the label to go on to, and the block jumping (whose jumps to
+    /// one place share a check).
+    pub(crate) checks: Vec<(String, u32, bool, String, u32)>,
     /// Per block: emitted a second time for all live lanes (see
     /// `whole_warp_copies`).
     pub(crate) whole_copy: Vec<bool>,
@@ -508,8 +509,16 @@ impl<'a, const W: u32> Gen<'a, W> {
         if id > self.cur_id {
             return to;
         }
+        let key = (id, self.cur_earliest, to, self.cur_id);
+        if let Some(c) = self
+            .checks
+            .iter()
+            .find(|c| (c.1, c.2, &c.3, c.4) == (key.0, key.1, &key.2, key.3))
+        {
+            return c.0.clone();
+        }
         let l = self.label("loopchk");
-        self.checks.push((l.clone(), id, self.cur_earliest, to));
+        self.checks.push((l.clone(), key.0, key.1, key.2, key.3));
         l
     }
 
@@ -616,13 +625,16 @@ impl<'a, const W: u32> Gen<'a, W> {
                     let num = self.def(&format!("add i{wide} {a}, {low}"));
                     self.def(&format!("udiv i{wide} {num}, {}", stride.unsigned_abs()))
                 };
-                let last = W - 1;
-                let big = self.def(&format!("icmp ugt i{wide} {before}, {last}"));
-                let before = self.def(&format!(
-                    "select i1 {big}, i{wide} {last}, i{wide} {before}"
-                ));
+                // No jump (k = W) when at least W - 1 lanes fit before it.
+                // Otherwise k = before + 1 < W, which the mask by W - 1
+                // keeps and LLVM can see: a use's `k == W` test then folds
+                // to `none` and the jump lane is only computed where it is
+                // kept or the slow side needs it.
+                let none = self.def(&format!("icmp ugt i{wide} {before}, {}", W - 2));
                 let before = self.def(&format!("trunc i{wide} {before} to i32"));
-                self.def(&format!("add nuw nsw i32 {before}, 1"))
+                let k = self.def(&format!("add i32 {before}, 1"));
+                let k = self.def(&format!("and i32 {k}, {}", W - 1));
+                self.def(&format!("select i1 {none}, i32 {W}, i32 {k}"))
             }
             None => W.to_string(),
         }
@@ -2621,7 +2633,7 @@ fn dispatcher_and_blocks<const W: u32>(
     }
 
     // Loops check for cancellation (the watchdog) on their way back.
-    for (l, id, earliest, to) in std::mem::take(&mut g.checks) {
+    for (l, id, earliest, to, _) in std::mem::take(&mut g.checks) {
         g.emit_label(&l);
         // After many trips round loops the warp yields, so warps that wait
         // on each other through memory all make progress; its next turn

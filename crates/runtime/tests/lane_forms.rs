@@ -1135,3 +1135,34 @@ fn a_store_of_the_last_lane_to_one_address_makes_its_nan_canonical() {
         }
     }
 }
+
+#[test]
+fn branches_on_an_index_that_wraps_inside_the_warp() {
+    let block = 64u32;
+    for base in [0x7fff_fff0u32, 0xffff_fff0, 0x7fff_ffe1, 5] {
+        for n in [0u32, 3, 0x7fff_fff8, 0x8000_0004, 0xffff_fff8] {
+            let want: Vec<u32> = (0..block)
+                .map(|t| {
+                    let i = base.wrapping_add(t);
+                    u32::from((i as i32) < n as i32)
+                        | u32::from(i >= n) << 1
+                        | u32::from(n as i32 <= i as i32) << 2
+                        | u32::from(i == n) << 3
+                })
+                .collect();
+            for (backend, dev) in devices() {
+                let m = module(&dev);
+                let out = dev.buffer_zeroed(block as usize * 4).unwrap();
+                kernel(&m, "wrapcmp", backend, [block, 1, 1])
+                    .launch(
+                        [1, 1, 1],
+                        [block, 1, 1],
+                        0,
+                        &[Arg::Buffer(&out), Arg::U32(base), Arg::U32(n)],
+                    )
+                    .unwrap();
+                assert_eq!(u32s(&out), want, "{backend:?} base {base:#x} n {n:#x}");
+            }
+        }
+    }
+}
