@@ -3510,8 +3510,6 @@ lu{site}_chk:
                 "lu{site}_w{w}:
   %up{site}_{w} = getelementptr i8, i8* %states, i64 {off}
   %uc{site}_{w} = call i32 @wf_region{succ}(i8* %up{site}_{w}, i64* %env, i32 {w}, i32 0, i32 0)
-  %ucp{site}_{w} = getelementptr i32, i32* %codes, i64 {w}
-  store i32 %uc{site}_{w}, i32* %ucp{site}_{w}
   %ueq{site}_{w} = icmp eq i32 %uc{site}_{w}, %uc{site}_0
   %ug{site}_{w} = and i1 {good}, %ueq{site}_{w}
   %ux{site}_{w} = icmp eq i32 %uc{site}_{w}, 3
@@ -3522,11 +3520,19 @@ lu{site}_chk:
             );
             good = format!("%ug{site}_{w}");
         }
-        // Where a round that leaves every warp at one barrier goes on to.
-        let go = if next.is_some() {
-            format!("lu{site}_go")
-        } else {
-            "round".to_string()
+        // The warps' codes are stored only on the ways that read them
+        // (the round loop and the driver): not when the round goes
+        // straight on to the next unrolled one, nor when every warp has
+        // finished (the CTA returns with none running).
+        let store_codes = |lean: &mut String, way: &str| {
+            for w in 0..n {
+                let _ = write!(
+                    lean,
+                    "  %ucp{way}{site}_{w} = getelementptr i32, i32* %codes, i64 {w}
+  store i32 %uc{site}_{w}, i32* %ucp{way}{site}_{w}
+"
+                );
+            }
         };
         let _ = write!(
             lean,
@@ -3534,26 +3540,35 @@ lu{site}_chk:
   %ulean{site} = icmp uge i32 %uc{site}_0, {bar}
   %uok{site} = and i1 {good}, %ulean{site}
   %unext{site} = sub i32 %uc{site}_0, {bar}
-  br i1 %uok{site}, label %{go}, label %back
+  br i1 %uok{site}, label %lu{site}_go, label %lu{site}_out
+lu{site}_out:
+  %ufin{site} = icmp eq i32 %uc{site}_0, 0
+  %uallfin{site} = and i1 {good}, %ufin{site}
+  br i1 %uallfin{site}, label %done, label %lu{site}_back
+lu{site}_back:
 ",
             bar = BAR_CODE
         );
+        store_codes(lean, "b");
+        let _ = writeln!(lean, "  br label %back\nlu{site}_go:");
         if let Some(to) = next {
             // No check of the warps' lanes: they all started this round
             // with every lane and none can end on the way (`only_barrier`).
             let _ = write!(
                 lean,
-                "lu{site}_go:
-  %uto{site} = icmp eq i32 %unext{site}, {to}
-  br i1 %uto{site}, label %lu{to}_w0, label %round
+                "  %uto{site} = icmp eq i32 %unext{site}, {to}
+  br i1 %uto{site}, label %lu{to}_w0, label %lu{site}_round
+lu{site}_round:
 "
             );
         }
+        store_codes(lean, "r");
+        let _ = writeln!(lean, "  br label %round");
         // The block `round` is entered from.
         let from = if next.is_some() {
-            format!("lu{site}_go")
+            format!("lu{site}_round")
         } else {
-            format!("lu{site}_w{n}")
+            format!("lu{site}_go")
         };
         let _ = write!(round_in, ", [ %running, %{from} ]");
         let _ = write!(rsite_in, ", [ %unext{site}, %{from} ]");
