@@ -3268,10 +3268,10 @@ fn cond_bits_ok<const W: u32>(
 /// it holds in every lane (`all`) or in none, where known. Each of these
 /// suffices (it need not be the only way): the branch tests them before
 /// the bits, as the plain compares LLVM does not find through the bits.
-pub(crate) struct Cond {
-    pub(crate) bits: String,
-    pub(crate) all: Option<String>,
-    pub(crate) none: Option<String>,
+struct Cond {
+    bits: String,
+    all: Option<String>,
+    none: Option<String>,
 }
 
 impl Cond {
@@ -3701,7 +3701,6 @@ fn ends_first<const W: u32>(
 /// (`tb`, bits) and the condition's vector when already made (`pv`, or
 /// empty): together to one side when the group is every live lane and
 /// goes one way, else parted through `%next`.
-#[allow(clippy::too_many_arguments)]
 fn branch_tail<const W: u32>(
     g: &mut Gen<W>,
     (ti, ei): (u32, u32),
