@@ -3125,12 +3125,7 @@ pub(crate) fn set_next<const W: u32>(g: &mut Gen<W>, target: &str) {
 ///
 /// Also returns the condition under which the bits are right when an
 /// index may wrap (see `Spread::Wrapping`): no lane past 2^31 - 1.
-/// Without `want_bits`, only the ends of `Cond`.
-fn branch_bits<const W: u32>(
-    g: &mut Gen<W>,
-    pred: Reg,
-    want_bits: bool,
-) -> Option<(Cond, Option<String>)> {
+fn branch_bits<const W: u32>(g: &mut Gen<W>, pred: Reg) -> Option<(Cond, Option<String>)> {
     if g.avx512 {
         return None;
     }
@@ -3141,7 +3136,7 @@ fn branch_bits<const W: u32>(
         return None;
     }
     let mut guards = Vec::new();
-    let bits = cond_bits(g, insts, end, Value::Reg(pred), &mut guards, want_bits);
+    let bits = cond_bits(g, insts, end, Value::Reg(pred), &mut guards);
     let guard = guards
         .into_iter()
         .reduce(|a, b| g.def(&format!("and i1 {a}, {b}")));
@@ -3269,20 +3264,84 @@ fn cond_bits_ok<const W: u32>(
 /// suffices (it need not be the only way): the branch tests them before
 /// the bits, as the plain compares LLVM does not find through the bits.
 struct Cond {
-    bits: String,
+    bits: Bits,
     all: Option<String>,
     none: Option<String>,
 }
 
+/// A condition's lane bits: made, or still to be made from lane 0's
+/// values, so that a branch makes them only past its every-lane and
+/// no-lane tests (`Bits::make`).
+enum Bits {
+    Made(String),
+    /// The first `n` lanes (every lane when `all`, none when `none`), or
+    /// the other lanes when `flip`.
+    Prefix {
+        n: String,
+        all: String,
+        none: String,
+        flip: bool,
+    },
+    /// Lane `d` alone when `inside` (`d` below W), or every other lane
+    /// when `flip`.
+    Lane {
+        d: String,
+        inside: String,
+        flip: bool,
+    },
+}
+
+impl Bits {
+    fn make<const W: u32>(self, g: &mut Gen<W>) -> String {
+        let full = full_bits::<W>();
+        let (bits, flip) = match self {
+            Bits::Made(b) => return b,
+            Bits::Prefix { n, all, none, flip } => {
+                // The middle case's shift stays below 32.
+                let n32 = g.def(&format!("trunc i64 {n} to i32"));
+                let s = g.def(&format!("and i32 {n32}, 31"));
+                let one = g.def(&format!("shl i32 1, {s}"));
+                let m = g.def(&format!("sub i32 {one}, 1"));
+                let low = g.def(&format!("select i1 {none}, i32 0, i32 {m}"));
+                let bits = g.def(&format!("select i1 {all}, i32 {full}, i32 {low}"));
+                (bits, flip)
+            }
+            Bits::Lane { d, inside, flip } => {
+                let one = g.def(&format!("shl i64 1, {d}"));
+                let bit = g.def(&format!("trunc i64 {one} to i32"));
+                let bits = g.def(&format!("select i1 {inside}, i32 {bit}, i32 0"));
+                (bits, flip)
+            }
+        };
+        if flip {
+            g.def(&format!("xor i32 {bits}, {full}"))
+        } else {
+            bits
+        }
+    }
+
+    fn flipped<const W: u32>(self, g: &mut Gen<W>) -> Bits {
+        match self {
+            Bits::Made(b) => Bits::Made(g.def(&format!("xor i32 {b}, {}", full_bits::<W>()))),
+            Bits::Prefix { n, all, none, flip } => Bits::Prefix {
+                n,
+                all,
+                none,
+                flip: !flip,
+            },
+            Bits::Lane { d, inside, flip } => Bits::Lane {
+                d,
+                inside,
+                flip: !flip,
+            },
+        }
+    }
+}
+
 impl Cond {
     fn not<const W: u32>(self, g: &mut Gen<W>) -> Cond {
-        let bits = if self.bits.is_empty() {
-            self.bits
-        } else {
-            g.def(&format!("xor i32 {}, {}", self.bits, full_bits::<W>()))
-        };
         Cond {
-            bits,
+            bits: self.bits.flipped(g),
             all: self.none,
             none: self.all,
         }
@@ -3292,13 +3351,9 @@ impl Cond {
     /// as a chain of tests before the bits (a 2-D stencil's four edge
     /// compares) they made the stencil 8% slower in fewer instructions.
     fn join<const W: u32>(self, g: &mut Gen<W>, op: &str, other: Cond) -> Cond {
-        let bits = if self.bits.is_empty() || other.bits.is_empty() {
-            String::new()
-        } else {
-            g.def(&format!("{op} i32 {}, {}", self.bits, other.bits))
-        };
+        let (x, y) = (self.bits.make(g), other.bits.make(g));
         Cond {
-            bits,
+            bits: Bits::Made(g.def(&format!("{op} i32 {x}, {y}"))),
             all: None,
             none: None,
         }
@@ -3306,18 +3361,17 @@ impl Cond {
 }
 
 /// Predicate `v`'s lanes as i32 bits (see `branch_bits`), given
-/// `cond_bits_ok`; only its ends without `want`.
+/// `cond_bits_ok`.
 fn cond_bits<const W: u32>(
     g: &mut Gen<W>,
     insts: &[Inst],
     end: usize,
     v: Value,
     guards: &mut Vec<String>,
-    want: bool,
 ) -> Cond {
     let full = full_bits::<W>();
     let known = |on: bool| Cond {
-        bits: if on { full.to_string() } else { "0".into() },
+        bits: Bits::Made(if on { full.to_string() } else { "0".into() }),
         all: Some(on.to_string()),
         none: Some((!on).to_string()),
     };
@@ -3327,7 +3381,7 @@ fn cond_bits<const W: u32>(
     };
     if g.is_uniform(r.0 as usize) {
         let s = g.load_scalar(&format!("r{}", r.0), "i1");
-        return uniform_cond(g, &s, want);
+        return uniform_cond(g, &s);
     }
     let Some(i) = quiet_def(insts, end, r) else {
         return known(false);
@@ -3342,11 +3396,11 @@ fn cond_bits<const W: u32>(
             combine,
             ..
         } => {
-            let c = compare_bits(g, (*cmp, *ty, *a, *b), guards, want);
+            let c = compare_bits(g, (*cmp, *ty, *a, *b), guards);
             match combine {
                 None => c,
                 Some((op, p, neg)) => {
-                    let pb = cond_bits(g, insts, end, *p, guards, want);
+                    let pb = cond_bits(g, insts, end, *p, guards);
                     let pb = if *neg { pb.not(g) } else { pb };
                     let o = match op {
                         BoolOp::And => "and",
@@ -3358,12 +3412,12 @@ fn cond_bits<const W: u32>(
             }
         }
         InstKind::PredOp { op, a, b, .. } => {
-            let x = cond_bits(g, insts, end, *a, guards, want);
+            let x = cond_bits(g, insts, end, *a, guards);
             match op {
                 PredOp::Mov => x,
                 PredOp::Not => x.not(g),
                 PredOp::And | PredOp::Or | PredOp::Xor => {
-                    let y = cond_bits(g, insts, end, *b, guards, want);
+                    let y = cond_bits(g, insts, end, *b, guards);
                     let o = match op {
                         PredOp::And => "and",
                         PredOp::Or => "or",
@@ -3378,12 +3432,8 @@ fn cond_bits<const W: u32>(
 }
 
 /// The lanes of uniform condition `s` (i1).
-fn uniform_cond<const W: u32>(g: &mut Gen<W>, s: &str, want: bool) -> Cond {
-    let bits = if want {
-        g.def(&format!("select i1 {s}, i32 {}, i32 0", full_bits::<W>()))
-    } else {
-        String::new()
-    };
+fn uniform_cond<const W: u32>(g: &mut Gen<W>, s: &str) -> Cond {
+    let bits = Bits::Made(g.def(&format!("select i1 {s}, i32 {}, i32 0", full_bits::<W>())));
     let none = g.def(&format!("xor i1 {s}, true"));
     Cond {
         bits,
@@ -3400,7 +3450,6 @@ fn compare_bits<const W: u32>(
     g: &mut Gen<W>,
     (cmp, ty, a, b): (CmpOp, Ty, Value, Value),
     guards: &mut Vec<String>,
-    want: bool,
 ) -> Cond {
     let signed = ty == Ty::S32 && !matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs);
     let scalar = |g: &mut Gen<W>, v: Value| match v {
@@ -3433,7 +3482,7 @@ fn compare_bits<const W: u32>(
             _ => "uge",
         };
         let c = g.def(&format!("icmp {pred} i32 {x}, {y}"));
-        return uniform_cond(g, &c, want);
+        return uniform_cond(g, &c);
     }
     let (idx, other, base) = if index_right {
         let flipped = match base {
@@ -3461,23 +3510,16 @@ fn compare_bits<const W: u32>(
     // The first `n` lanes: none (`n <= 0`), all (`n >= W`), or the low
     // `n` bits; a guard like `i < n` costs two compares, not a clamp, a
     // shift and two tests.
-    let full = full_bits::<W>();
-    let prefix = |g: &mut Gen<W>, n: &str| {
+    let prefix = |g: &mut Gen<W>, n: &str, flip: bool| {
         let none = g.def(&format!("icmp sle i64 {n}, 0"));
         let all = g.def(&format!("icmp sge i64 {n}, {W}"));
-        if !want {
-            return Cond {
-                bits: String::new(),
-                all: Some(all),
-                none: Some(none),
-            };
-        }
-        let n32 = g.def(&format!("trunc i64 {n} to i32"));
-        let s = g.def(&format!("and i32 {n32}, 31"));
-        let one = g.def(&format!("shl i32 1, {s}"));
-        let m = g.def(&format!("sub i32 {one}, 1"));
-        let low = g.def(&format!("select i1 {none}, i32 0, i32 {m}"));
-        let bits = g.def(&format!("select i1 {all}, i32 {full}, i32 {low}"));
+        let bits = Bits::Prefix {
+            n: n.to_string(),
+            all: all.clone(),
+            none: none.clone(),
+            flip,
+        };
+        let (all, none) = if flip { (none, all) } else { (all, none) };
         Cond {
             bits,
             all: Some(all),
@@ -3486,21 +3528,19 @@ fn compare_bits<const W: u32>(
     };
     let d1 = g.def(&format!("add i64 {d}, 1"));
     match base {
-        "lt" => prefix(g, &d),
-        "le" => prefix(g, &d1),
-        "gt" | "ge" => prefix(g, if base == "gt" { &d1 } else { &d }).not(g),
+        "lt" => prefix(g, &d, false),
+        "le" => prefix(g, &d1, false),
+        "gt" => prefix(g, &d1, true),
+        "ge" => prefix(g, &d, true),
         _ => {
             let inside = g.def(&format!("icmp ult i64 {d}, {W}"));
-            let bits = if want {
-                let one = g.def(&format!("shl i64 1, {d}"));
-                let bit = g.def(&format!("trunc i64 {one} to i32"));
-                g.def(&format!("select i1 {inside}, i32 {bit}, i32 0"))
-            } else {
-                String::new()
-            };
             let outside = g.def(&format!("xor i1 {inside}, true"));
             let eq = Cond {
-                bits,
+                bits: Bits::Lane {
+                    d,
+                    inside,
+                    flip: false,
+                },
                 all: None,
                 none: Some(outside),
             };
@@ -3612,8 +3652,8 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
                 };
                 let tb = g.def(&format!("select i1 {s}, i32 {mb}, i32 0"));
                 (g.splat("i1", &s), tb)
-            } else if let Some((ends, guard)) = branch_bits(g, *pred, false) {
-                let ends = if *negate { ends.not(g) } else { ends };
+            } else if let Some((c, guard)) = branch_bits(g, *pred) {
+                let c = if *negate { c.not(g) } else { c };
                 let wide = guard.map(|guard| {
                     // An index that may wrap: its lanes as vectors (seldom).
                     let (fast, wide) = (g.label("br_index"), g.label("br_wide"));
@@ -3621,14 +3661,10 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
                     g.emit_label(&fast);
                     wide
                 });
-                let exact = ends_first(g, &conv, &mb, (ti, ei), ends);
+                let exact = ends_first(g, &conv, &mb, (ti, ei), (c.all, c.none));
                 // Lanes part: the bits, made only here, and the vector
                 // condition only where they do not go together (below).
-                let bits = match branch_bits(g, *pred, true) {
-                    Some((c, _)) if *negate => c.not(g).bits,
-                    Some((c, _)) => c.bits,
-                    None => vector(g).1,
-                };
+                let bits = c.bits.make(g);
                 let tb = g.def(&format!("and i32 {mb}, {bits}"));
                 match wide {
                     None => (String::new(), tb),
@@ -3674,10 +3710,10 @@ fn ends_first<const W: u32>(
     conv: &str,
     mb: &str,
     (ti, ei): (u32, u32),
-    ends: Cond,
+    (all, none): (Option<String>, Option<String>),
 ) -> String {
     let exact = g.label("br_exact");
-    for (end, id) in [(ends.all, ti), (ends.none, ei)] {
+    for (end, id) in [(all, ti), (none, ei)] {
         let Some(end) = end else { continue };
         let (yes, together, next) = (
             g.label("br_end"),
