@@ -977,8 +977,20 @@ impl<'a, const W: u32> Gen<'a, W> {
     /// as bits on a CPU without mask registers: LLVM 14 moves such a
     /// `<W x i1>` between memory and vector registers one bit at a time
     /// (64 scalar instructions), so it goes through an integer instead.
-    fn bits_in_state(&self, i: usize, rb: u32) -> bool {
+    pub(crate) fn bits_in_state(&self, i: usize, rb: u32) -> bool {
         rb == 1 && !self.avx512 && self.regs_in_state && self.saved(i)
+    }
+
+    /// Predicate register `i`'s lanes as an i32, read from the warp state
+    /// where it is kept as bits (see `bits_in_state`).
+    pub(crate) fn stored_pred_bits(&mut self, i: usize) -> String {
+        let p = self.def(&format!("bitcast <{W} x i1>* %r{i} to i{W}*"));
+        let b = self.def(&format!("load i{W}, i{W}* {p}"));
+        if W == 32 {
+            b
+        } else {
+            self.def(&format!("zext i{W} {b} to i32"))
+        }
     }
 
     /// The vector value of register `i` (`<W x i{rb}>`).

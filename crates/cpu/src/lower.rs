@@ -3136,7 +3136,7 @@ fn branch_bits<const W: u32>(g: &mut Gen<W>, pred: Reg) -> Option<(Cond, Option<
         return None;
     }
     let mut guards = Vec::new();
-    let bits = cond_bits(g, insts, end, Value::Reg(pred), &mut guards);
+    let bits = cond_bits(g, insts, end, Value::Reg(pred), 0, &mut guards);
     let guard = guards
         .into_iter()
         .reduce(|a, b| g.def(&format!("and i1 {a}, {b}")));
@@ -3208,9 +3208,24 @@ fn cond_bits_ok<const W: u32>(
     let Value::Reg(r) = v else {
         return true;
     };
-    if g.is_uniform(r.0 as usize) {
-        return true;
-    }
+    // Kept as bits in the warp state, a predicate's bits are one load at
+    // the branch, whatever defined it, in this block or before (a
+    // stencil's edge test made before its loop: 35 vector instructions a
+    // trip to move the bits into a vector and back).
+    g.is_uniform(r.0 as usize)
+        || defined_bits_ok(g, insts, end, r, depth)
+        || g.bits_in_state(r.0 as usize, 1)
+}
+
+/// Whether `cond_bits` can work out predicate `r` from its definition in
+/// the block.
+fn defined_bits_ok<const W: u32>(
+    g: &Gen<W>,
+    insts: &[Inst],
+    end: usize,
+    r: Reg,
+    depth: u32,
+) -> bool {
     if depth > 6 {
         return false;
     }
@@ -3367,6 +3382,7 @@ fn cond_bits<const W: u32>(
     insts: &[Inst],
     end: usize,
     v: Value,
+    depth: u32,
     guards: &mut Vec<String>,
 ) -> Cond {
     let full = full_bits::<W>();
@@ -3383,8 +3399,15 @@ fn cond_bits<const W: u32>(
         let s = g.load_scalar(&format!("r{}", r.0), "i1");
         return uniform_cond(g, &s);
     }
-    let Some(i) = quiet_def(insts, end, r) else {
-        return known(false);
+    let def = quiet_def(insts, end, r).filter(|_| defined_bits_ok(g, insts, end, r, depth));
+    let Some(i) = def else {
+        // Every instruction of the block is lowered by now: the state
+        // holds the predicate's value (`cond_bits_ok`).
+        return Cond {
+            bits: Bits::Made(g.stored_pred_bits(r.0 as usize)),
+            all: None,
+            none: None,
+        };
     };
     let i = i.clone();
     match &i.kind {
@@ -3400,7 +3423,7 @@ fn cond_bits<const W: u32>(
             match combine {
                 None => c,
                 Some((op, p, neg)) => {
-                    let pb = cond_bits(g, insts, end, *p, guards);
+                    let pb = cond_bits(g, insts, end, *p, depth + 1, guards);
                     let pb = if *neg { pb.not(g) } else { pb };
                     let o = match op {
                         BoolOp::And => "and",
@@ -3412,12 +3435,12 @@ fn cond_bits<const W: u32>(
             }
         }
         InstKind::PredOp { op, a, b, .. } => {
-            let x = cond_bits(g, insts, end, *a, guards);
+            let x = cond_bits(g, insts, end, *a, depth + 1, guards);
             match op {
                 PredOp::Mov => x,
                 PredOp::Not => x.not(g),
                 PredOp::And | PredOp::Or | PredOp::Xor => {
-                    let y = cond_bits(g, insts, end, *b, guards);
+                    let y = cond_bits(g, insts, end, *b, depth + 1, guards);
                     let o = match op {
                         PredOp::And => "and",
                         PredOp::Or => "or",

@@ -1166,3 +1166,36 @@ fn branches_on_an_index_that_wraps_inside_the_warp() {
         }
     }
 }
+
+#[test]
+fn branches_on_lane_flags_made_before_a_loop() {
+    for block in [64u32, 40, 7] {
+        for (n, pick) in [(5u32, 2u32), (1, 0), (9, 33), (3, 1000)] {
+            let want: Vec<u32> = (0..block)
+                .map(|t| {
+                    let (p1, p2, p4) = (t % 3 == 0, t == pick, t & 4 != 0);
+                    (0..n.max(1))
+                        .map(|z| {
+                            u32::from(!(p1 || p2 || z == 0))
+                                + 16 * u32::from(p4 ^ p1)
+                                + 256 * u32::from(p2)
+                        })
+                        .sum()
+                })
+                .collect();
+            for (backend, dev) in devices() {
+                let m = module(&dev);
+                let out = dev.buffer_zeroed(block as usize * 4).unwrap();
+                kernel(&m, "flagloop", backend, [block, 1, 1])
+                    .launch(
+                        [2, 1, 1],
+                        [block, 1, 1],
+                        0,
+                        &[Arg::Buffer(&out), Arg::U32(n), Arg::U32(pick)],
+                    )
+                    .unwrap();
+                assert_eq!(u32s(&out), want, "{backend:?} block {block} n {n} pick {pick}");
+            }
+        }
+    }
+}
