@@ -984,8 +984,7 @@ impl<'a, const W: u32> Gen<'a, W> {
     /// Predicate register `i`'s lanes as an i32, read from the warp state
     /// where it is kept as bits (see `bits_in_state`).
     pub(crate) fn stored_pred_bits(&mut self, i: usize) -> String {
-        let p = self.def(&format!("bitcast <{W} x i1>* %r{i} to i{W}*"));
-        let b = self.def(&format!("load i{W}, i{W}* {p}"));
+        let b = self.load_pred_word(i);
         if W == 32 {
             b
         } else {
@@ -993,11 +992,16 @@ impl<'a, const W: u32> Gen<'a, W> {
         }
     }
 
+    /// The `i{W}` word of predicate register `i` kept as bits.
+    fn load_pred_word(&mut self, i: usize) -> String {
+        let p = self.def(&format!("bitcast <{W} x i1>* %r{i} to i{W}*"));
+        self.def(&format!("load i{W}, i{W}* {p}"))
+    }
+
     /// The vector value of register `i` (`<W x i{rb}>`).
     fn load_vreg(&mut self, i: usize, rb: u32) -> String {
         if self.bits_in_state(i, rb) {
-            let p = self.def(&format!("bitcast <{W} x i1>* %r{i} to i{W}*"));
-            let b = self.def(&format!("load i{W}, i{W}* {p}"));
+            let b = self.load_pred_word(i);
             return self.cast(&b, &format!("i{W}"), &mask_ty::<W>());
         }
         self.def(&format!("load {}, {}* %r{i}", vt::<W>(rb), vt::<W>(rb)))
