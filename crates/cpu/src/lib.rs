@@ -1041,7 +1041,42 @@ impl Cache {
 
 #[cfg(test)]
 mod tests {
-    use super::{grid_fits, own_buffer, OWN_PAD};
+    use super::{argument_bytes, grid_fits, own_buffer, OWN_PAD};
+    use warpfold_interp::DeviceMemory;
+    use warpfold_ir::{Function, Param, ParamBinding, Ty};
+
+    #[test]
+    fn argument_bytes_count_each_buffer_the_pointers_reach_once() {
+        let mem = DeviceMemory::new();
+        let (a, b) = (mem.alloc(1000).unwrap(), mem.alloc(24).unwrap());
+        let mut f = Function::new("k", true);
+        // Two pointers into `a` (its start and its middle), one into `b`,
+        // a 32-bit argument and a 64-bit integer that points nowhere.
+        let words = [a.base, a.base + 500, b.base, 7, 8];
+        let mut params = Vec::new();
+        for (i, (&w, ty)) in words
+            .iter()
+            .zip([Ty::U64, Ty::U64, Ty::U64, Ty::U32, Ty::U64])
+            .enumerate()
+        {
+            let size = u64::from(ty.bits() / 8);
+            f.params.push(Param {
+                name: format!("p{i}"),
+                ty,
+                array: None,
+                align: size as u32,
+                size,
+                offset: params.len() as u64,
+                ptr_space: None,
+                binding: ParamBinding::KernelBuffer,
+            });
+            params.extend_from_slice(&w.to_le_bytes()[..size as usize]);
+            params.resize(params.len().next_multiple_of(8), 0);
+        }
+        assert_eq!(argument_bytes(&f, &params, &mem), 1024);
+        // A parameter buffer cut short reads no pointer past its end.
+        assert_eq!(argument_bytes(&f, &params[..12], &mem), 1000);
+    }
 
     #[test]
     fn worker_buffers_start_aligned_and_own_the_lines_around_them() {
