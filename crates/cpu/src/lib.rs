@@ -216,16 +216,16 @@ fn last_level_cache() -> u64 {
 }
 
 /// Bytes of the distinct allocations that the launch's 64-bit arguments
-/// point into.
+/// point into (a lookup per argument: no snapshot of every allocation on
+/// each launch).
 fn argument_bytes(func: &warpfold_ir::Function, params: &[u8], mem: &DeviceMemory) -> u64 {
-    let map = mem.snapshot();
     let mut seen = std::collections::BTreeMap::new();
     for p in func.params.iter().filter(|p| p.size == 8 && p.array.is_none()) {
         let at = p.offset as usize;
         let Some(word) = params.get(at..at + 8) else { continue };
         let addr = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        if let Ok(a) = map.find(addr, 1) {
-            seen.insert(a.base, a.size);
+        if let Some((base, size)) = mem.allocation_at(addr) {
+            seen.insert(base, size);
         }
     }
     seen.values().sum()

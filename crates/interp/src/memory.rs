@@ -285,6 +285,13 @@ impl DeviceMemory {
         }
     }
 
+    /// Base and size of the allocation holding byte `addr`, if any.
+    pub fn allocation_at(&self, addr: u64) -> Option<(u64, u64)> {
+        let allocs = self.allocs.read().unwrap_or_else(|e| e.into_inner());
+        let (_, a) = allocs.range(..=addr).next_back()?;
+        a.contains(addr, 1).then_some((a.base, a.size))
+    }
+
     /// The allocations as a sorted table, for fast lookups during a launch.
     pub fn snapshot(&self) -> MemoryMap {
         MemoryMap {
