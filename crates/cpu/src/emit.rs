@@ -144,6 +144,12 @@ pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) guarded: bool,
     /// Registers declared `.f32`/`.f64`: they may hold non-canonical NaNs.
     pub(crate) float_reg: Vec<Option<Ty>>,
+    /// Own-slot shared arrays: stores that keep the CPU's NaNs and the
+    /// loads that make them canonical instead.
+    pub(crate) own_slots: crate::own_slots::OwnSlots,
+    /// Set while a store in `own_slots.raw_stores` is lowered: `val` then
+    /// leaves lazily canonical NaNs as they are.
+    pub(crate) keep_nans: bool,
     /// Current block id (for collective waits).
     pub(crate) cur_id: u32,
     /// Backward-jump targets that first check for cancellation: the
@@ -834,6 +840,9 @@ impl<'a, const W: u32> Gen<'a, W> {
     /// payload, so only where bits are observed does it matter).
     pub(crate) fn val(&mut self, v: Value, bits: u32) -> String {
         let x = self.val_raw(v, bits);
+        if self.keep_nans {
+            return x;
+        }
         let Some(t) = self.lazy_float(v, bits) else {
             return x;
         };
@@ -1636,6 +1645,7 @@ pub fn emit<const W: u32>(
     let state_bytes = off;
     let liveness = crate::uniform::liveness(p);
     let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, W, &liveness);
+    let float_reg = crate::uniform::lazily_canonical_floats(p);
     let row_width = shape[0];
     let row_lanes = if W > row_width
         && (8..=16).contains(&row_width)
@@ -1666,7 +1676,9 @@ pub fn emit<const W: u32>(
         live: liveness.anywhere,
         remat: Vec::new(),
         guarded: false,
-        float_reg: crate::uniform::lazily_canonical_floats(p),
+        float_reg: float_reg.clone(),
+        own_slots: crate::own_slots::own_slots(p, shape, &float_reg),
+        keep_nans: false,
         cur_id: 0,
         checks: Vec::new(),
         whole_copy: Vec::new(),
@@ -2641,6 +2653,11 @@ fn dispatcher_and_blocks<const W: u32>(
         for (k, inst) in block.insts.iter().enumerate() {
             if let Some(group) = groups.iter().find(|x| x.first() == k) {
                 crate::lower::emit_load_group(g, &block.insts, group)?;
+                for (j, member) in block.insts.iter().enumerate() {
+                    if group.has(j) {
+                        crate::lower::canon_own_slot_load(g, *bid, j, member);
+                    }
+                }
                 continue;
             }
             if groups.iter().any(|x| x.has(k)) {

@@ -19,6 +19,7 @@ mod interleave;
 mod jit;
 mod lanes;
 mod lower;
+mod own_slots;
 mod pack;
 mod past_jump;
 mod pool;

@@ -2260,6 +2260,29 @@ fn collective_gate<const W: u32>(g: &mut Gen<W>, exec: &str, mask_val: Value) ->
     need
 }
 
+/// After load `inst` (instruction `k` of block `b`): where it reads the
+/// thread's own slot of an array whose stores keep the CPU's NaNs (see
+/// `own_slots`), what it read made canonical, as those stores used to.
+pub(crate) fn canon_own_slot_load<const W: u32>(g: &mut Gen<W>, b: BlockId, k: usize, inst: &Inst) {
+    let Some(&t) = g.own_slots.canon_loads.get(&(b, k)) else {
+        return;
+    };
+    let InstKind::Ld { dsts, .. } = &inst.kind else {
+        return;
+    };
+    let Some(Some(d)) = dsts.first() else {
+        return;
+    };
+    let exec = exec_mask(g, inst);
+    let bits = t.bits();
+    let x = g.val_raw(Value::Reg(*d), bits);
+    let ft = if t == Ty::F64 { "double" } else { "float" };
+    let f = g.def(&format!("bitcast <{W} x i{bits}> {x} to <{W} x {ft}>"));
+    let c = g.canon(&f, t);
+    let v = g.def(&format!("bitcast <{W} x {ft}> {c} to <{W} x i{bits}>"));
+    g.set(*d, &v, bits, false, &exec);
+}
+
 pub(crate) fn emit_inst<const W: u32>(
     g: &mut Gen<W>,
     inst: &Inst,
@@ -2602,6 +2625,8 @@ pub(crate) fn emit_inst<const W: u32>(
                 }
             } else {
                 load(g, addr, *space, *ty, dsts, &exec)?;
+                let b = g.p.order[g.cur_id as usize];
+                canon_own_slot_load(g, b, g.cur_inst, inst);
             }
         }
         InstKind::St {
@@ -2614,7 +2639,11 @@ pub(crate) fn emit_inst<const W: u32>(
             if matches!(space, Space::Param | Space::Const) {
                 return Err(Unsupported("stores to the param or const space".into()));
             }
-            store(g, addr, *space, *ty, srcs, &exec)?;
+            let at = (g.p.order[g.cur_id as usize], g.cur_inst);
+            g.keep_nans = g.own_slots.raw_stores.contains(&at);
+            let stored = store(g, addr, *space, *ty, srcs, &exec);
+            g.keep_nans = false;
+            stored?;
         }
         InstKind::Atom {
             space,

@@ -424,7 +424,7 @@ pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
 
 /// Whether constant `x` reads the same as a lazily canonical register of
 /// type `t` holding it: anything but a NaN other than the canonical one.
-fn keeps_its_bits(x: u64, t: Ty) -> bool {
+pub(crate) fn keeps_its_bits(x: u64, t: Ty) -> bool {
     if t == Ty::F64 {
         !f64::from_bits(x).is_nan() || x == 0x7fff_ffff_ffff_ffff
     } else {
