@@ -221,9 +221,15 @@ fn last_level_cache() -> u64 {
 /// each launch).
 fn argument_bytes(func: &warpfold_ir::Function, params: &[u8], mem: &DeviceMemory) -> u64 {
     let mut seen = std::collections::BTreeMap::new();
-    for p in func.params.iter().filter(|p| p.size == 8 && p.array.is_none()) {
+    for p in func
+        .params
+        .iter()
+        .filter(|p| p.size == 8 && p.array.is_none())
+    {
         let at = p.offset as usize;
-        let Some(word) = params.get(at..at + 8) else { continue };
+        let Some(word) = params.get(at..at + 8) else {
+            continue;
+        };
         let addr = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
         if let Some((base, size)) = mem.allocation_at(addr) {
             seen.insert(base, size);

@@ -105,7 +105,12 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
     let mut base_of: HashMap<Reg, GlobalId> = HashMap::new();
     let mut bad: HashSet<GlobalId> = HashSet::new();
     for (_, i) in insts() {
-        if let InstKind::AddrOf { dst, sym: Symbol::Global(g), space } = i.kind {
+        if let InstKind::AddrOf {
+            dst,
+            sym: Symbol::Global(g),
+            space,
+        } = i.kind
+        {
             if space == Space::Shared && only_def(dst).is_some() {
                 base_of.insert(dst, g);
             } else {
@@ -116,7 +121,12 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
     loop {
         let mut grew = false;
         for (at, i) in insts() {
-            if let InstKind::Mov { dst, src: Value::Reg(s), ty } = i.kind {
+            if let InstKind::Mov {
+                dst,
+                src: Value::Reg(s),
+                ty,
+            } = i.kind
+            {
                 if let (Some(&g), true) = (base_of.get(&s), ty.bits() == 64) {
                     let after = only_def(s).is_some_and(|(d, _)| dominates(d, at));
                     if after && only_def(dst).is_some() && !base_of.contains_key(&dst) {
@@ -135,7 +145,13 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
     // lanes reading 0, which other threads' slots start at).
     let slot_offset = |r: Reg, at: At| -> Option<u64> {
         let (def, i) = only_def(r)?;
-        let InstKind::Int { op: IntOp::MulWide, ty, args, .. } = &i.kind else {
+        let InstKind::Int {
+            op: IntOp::MulWide,
+            ty,
+            args,
+            ..
+        } = &i.kind
+        else {
             return None;
         };
         if ty.bits() != 32 {
@@ -146,13 +162,25 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
             _ => return None,
         };
         let (tdef, ti) = only_def(t)?;
-        let tid = matches!(ti.kind, InstKind::ReadSpecial { sreg: Special::Tid(0), .. });
+        let tid = matches!(
+            ti.kind,
+            InstKind::ReadSpecial {
+                sreg: Special::Tid(0),
+                ..
+            }
+        );
         (tid && dominates(tdef, def) && dominates(def, at)).then_some(size)
     };
     // Slot registers: `base + %tid.x * size`, with the variable and size.
     let mut slot: HashMap<Reg, (GlobalId, u64, At)> = HashMap::new();
     for (at, i) in insts() {
-        let InstKind::Int { op: IntOp::Add, ty, dst, args } = &i.kind else {
+        let InstKind::Int {
+            op: IntOp::Add,
+            ty,
+            dst,
+            args,
+        } = &i.kind
+        else {
             continue;
         };
         if ty.bits() != 64 || only_def(*dst).is_none() {
@@ -160,7 +188,9 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
         }
         let base = |r: Reg| {
             let g = base_of.get(&r)?;
-            only_def(r).is_some_and(|(d, _)| dominates(d, at)).then_some(g)
+            only_def(r)
+                .is_some_and(|(d, _)| dominates(d, at))
+                .then_some(g)
         };
         let found = match args[..] {
             [Value::Reg(a), Value::Reg(b)] => base(a)
@@ -184,7 +214,13 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
     };
     for (_, i) in insts() {
         let (space, whole) = match &i.kind {
-            InstKind::St { space, addr, srcs, ty, .. } => (*space, slot_store(srcs, addr, *ty)),
+            InstKind::St {
+                space,
+                addr,
+                srcs,
+                ty,
+                ..
+            } => (*space, slot_store(srcs, addr, *ty)),
             InstKind::Atom { space, .. } => (*space, false),
             _ => continue,
         };
@@ -200,11 +236,13 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
         vars.entry(g).or_default().push(s);
     }
     for (&b, &g) in &base_of {
-        let fine = used_at[b.0 as usize].iter().all(|&at| match &inst(at).kind {
-            InstKind::Mov { dst, .. } => base_of.contains_key(dst),
-            InstKind::Int { dst, .. } => slot.contains_key(dst),
-            _ => false,
-        });
+        let fine = used_at[b.0 as usize]
+            .iter()
+            .all(|&at| match &inst(at).kind {
+                InstKind::Mov { dst, .. } => base_of.contains_key(dst),
+                InstKind::Int { dst, .. } => slot.contains_key(dst),
+                _ => false,
+            });
         if !fine {
             bad.insert(g);
         }
@@ -227,10 +265,17 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
                 && used_at[s.0 as usize].iter().all(|&at| {
                     dominates(def, at)
                         && match &inst(at).kind {
-                            InstKind::Ld { space: Space::Shared, addr, .. } => addr.base == AddrBase::Reg(*s),
-                            InstKind::St { space: Space::Shared, addr, srcs, .. } => {
-                                addr.base == AddrBase::Reg(*s) && !srcs.contains(&Value::Reg(*s))
-                            }
+                            InstKind::Ld {
+                                space: Space::Shared,
+                                addr,
+                                ..
+                            } => addr.base == AddrBase::Reg(*s),
+                            InstKind::St {
+                                space: Space::Shared,
+                                addr,
+                                srcs,
+                                ..
+                            } => addr.base == AddrBase::Reg(*s) && !srcs.contains(&Value::Reg(*s)),
                             _ => false,
                         }
                 })
@@ -292,8 +337,10 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
             }
             match &i.kind {
                 InstKind::Float { op, ty, .. } => {
-                    matches!(op, FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma)
-                        && matches!(ty, Ty::F32 | Ty::F64)
+                    matches!(
+                        op,
+                        FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma
+                    ) && matches!(ty, Ty::F32 | Ty::F64)
                 }
                 InstKind::Setp { ty, combine, .. } => {
                     matches!(ty, Ty::F32 | Ty::F64)
@@ -376,7 +423,8 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
             continue;
         }
         for (at, i) in insts() {
-            let stores_reg = matches!(&i.kind, InstKind::St { srcs, .. } if matches!(srcs[0], Value::Reg(_)));
+            let stores_reg =
+                matches!(&i.kind, InstKind::St { srcs, .. } if matches!(srcs[0], Value::Reg(_)));
             if own_store(i) && stores_reg && kind_of(i, size) == LAZY {
                 out.raw_stores.insert(at);
             }
@@ -412,7 +460,12 @@ mod tests {
 
     #[test]
     fn reads_that_may_see_exact_bits_or_show_nan_bits_keep_every_store_canonical() {
-        for k in ["exact_or_sum", "neg_neighbour", "copy_neighbour", "guarded_back"] {
+        for k in [
+            "exact_or_sum",
+            "neg_neighbour",
+            "copy_neighbour",
+            "guarded_back",
+        ] {
             assert_eq!(analysed(k), (0, 0), "{k}");
         }
     }
@@ -421,7 +474,10 @@ mod tests {
     fn two_dimensional_blocks_share_slots_between_rows() {
         let src = include_str!("../../runtime/tests/kernels/own_slots.ptx");
         let m = warpfold_ptx::load(src).expect("parses");
-        let (k, _) = m.kernels().find(|(_, f)| f.name == "scan2").expect("kernel");
+        let (k, _) = m
+            .kernels()
+            .find(|(_, f)| f.name == "scan2")
+            .expect("kernel");
         let p = crate::prepare::prepare(&m, k, None, &|_| true).expect("prepares");
         let lazy = crate::uniform::lazily_canonical_floats(&p);
         let s = own_slots(&p, [32, 2, 1], &lazy);
