@@ -1625,18 +1625,19 @@ pub fn emit<const W: u32>(
         off = off.div_ceil(128) * 128;
     }
     let in_loop = blocks_in_loops(p);
-    let loads_in_loops = p.order.iter().enumerate().any(|(id, b)| {
-        in_loop[id]
-            && f.blocks[*b].insts.iter().any(|i| {
-                matches!(
-                    i.kind,
-                    InstKind::Ld {
-                        space: Space::Global,
-                        ..
-                    }
-                )
-            })
-    });
+    let loads_in_loops = crate::lower::stride_prefetch_enabled()
+        && p.order.iter().enumerate().any(|(id, b)| {
+            in_loop[id]
+                && f.blocks[*b].insts.iter().any(|i| {
+                    matches!(
+                        i.kind,
+                        InstKind::Ld {
+                            space: Space::Global,
+                            ..
+                        }
+                    )
+                })
+        });
     let stride_at = if loads_in_loops { off } else { 0 };
     if loads_in_loops {
         off += 8 * STRIDE_SLOTS;

@@ -1562,15 +1562,28 @@ const GROUP_PREFETCH_AHEAD: i64 = 4;
 /// `prefetch_stride`).
 const STRIDE_PREFETCH_AHEAD: i64 = 8;
 
+/// Whether loads in loops prefetch by their stride (`prefetch_stride`):
+/// only when `WARPFOLD_PREFETCH=stride` asks. On this machine (Zen 3, a
+/// VM) they gained nothing anywhere in the suite and cost the 256-bin
+/// histogram's grid-stride loop its 20 instructions a trip (interleaved
+/// A/B, prefetch off against on: histogram 6.9 against 7.5-8.4 ms at 2,
+/// 4 and 8 trips ahead, 12.6 against 14.3 ms on one core; stencil3d,
+/// sgemm, nbody and transpose within 4%). Where hardware prefetchers stop
+/// at page boundaries less well, it may pay.
+pub(crate) fn stride_prefetch_enabled() -> bool {
+    std::env::var("WARPFOLD_PREFETCH").is_ok_and(|v| v == "stride")
+}
+
 /// A load in a loop whose lane-0 address `h0` moves by a stride the
 /// hardware prefetchers do not follow (256 B to 64 MiB forward: a
 /// grid-stride loop, a walk down the planes of a 3-D stencil or the rows
 /// of a matrix tile) prefetches the 128 bytes it will read
-/// `STRIDE_PREFETCH_AHEAD` trips later. The stride is learnt at run time:
-/// the load keeps its last address in the warp state. Prefetches never
-/// fault, so a stride that changes costs nothing but the instructions.
+/// `STRIDE_PREFETCH_AHEAD` trips later (see `stride_prefetch_enabled`).
+/// The stride is learnt at run time: the load keeps its last address in
+/// the warp state. Prefetches never fault, so a stride that changes costs
+/// nothing but the instructions.
 fn prefetch_stride<const W: u32>(g: &mut Gen<W>, h0: &str) {
-    if std::env::var("WARPFOLD_PREFETCH").is_ok_and(|v| v == "off") {
+    if !stride_prefetch_enabled() {
         return;
     }
     let Some(slot) = g.stride_slot() else { return };

@@ -925,8 +925,27 @@ fn streaming_stores_write_what_cached_stores_write() {
     }
 }
 
+/// Grid-stride sums with loads that prefetch by their stride, which only
+/// `WARPFOLD_PREFETCH=stride` turns on: compilation reads the knob, so the
+/// test runs again in a process of its own that has it (and checks there
+/// that the prefetch is emitted; here, that it is not).
 #[test]
 fn stride_prefetch_leaves_grid_stride_sums_alone() {
+    let knob = std::env::var("WARPFOLD_PREFETCH").ok();
+    if knob.is_none() {
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "stride_prefetch_leaves_grid_stride_sums_alone"])
+            .env("WARPFOLD_PREFETCH", "stride")
+            .env("WARPFOLD_CACHE_DIR", "off")
+            .status()
+            .unwrap();
+        assert!(status.success(), "with WARPFOLD_PREFETCH=stride");
+    }
+    grid_stride_sums(knob.as_deref().map(|k| k == "stride"));
+}
+
+/// `prefetched`: whether the IR must (or must not) have stride prefetches.
+fn grid_stride_sums(prefetched: Option<bool>) {
     // Partial warps (48-thread blocks), a walk that ends mid-row.
     let (grid, block) = (5u32, 48u32);
     let threads = grid * block;
@@ -969,10 +988,10 @@ fn stride_prefetch_leaves_grid_stride_sums_alone() {
         .unwrap();
         assert_eq!(out.to_vec::<f32>().unwrap(), want, "{backend:?} forward");
         assert_eq!(out2.to_vec::<f32>().unwrap(), want2, "{backend:?} backward");
-        if backend == Backend::Cpu {
+        if let (Backend::Cpu, Some(want)) = (backend, prefetched) {
             let c = k.compiled([block, 1, 1]);
             let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
-            assert!(ir.contains("pf_stride"), "no stride prefetch emitted");
+            assert_eq!(ir.contains("pf_stride"), want, "stride prefetch emitted");
         }
     }
 }
