@@ -43,6 +43,13 @@ const LAZY: u8 = 2;
 /// Bits that must be kept (a loaded value, an integer...).
 const EXACT: u8 = 4;
 
+/// What a thread's `%tid.x` is taken to be.
+#[derive(Clone, Copy)]
+enum Assume {
+    Is(u32),
+    IsNot(u32),
+}
+
 pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnSlots {
     let mut out = OwnSlots::default();
     if shape[1] * shape[2] != 1 {
@@ -247,11 +254,11 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
             bad.insert(g);
         }
     }
-    // Addressed by name (`[sym+8]`): another thread's slot, or any.
+    // Written by name (`[sym+8]`): another thread's slot, or any. (Loads
+    // by name are read below: a tree reduction's first thread reads its
+    // total back from `[sym]`.)
     for (_, i) in insts() {
-        if let InstKind::Ld { addr, .. } | InstKind::St { addr, .. } | InstKind::Atom { addr, .. } =
-            &i.kind
-        {
+        if let InstKind::St { addr, .. } | InstKind::Atom { addr, .. } = &i.kind {
             if let AddrBase::Symbol(Symbol::Global(g)) = addr.base {
                 bad.insert(g);
             }
@@ -350,6 +357,117 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
             }
         })
     };
+    // Branches on `%tid.x` against a constant: which way a thread goes
+    // when its `%tid.x` is, or is not, a given value.
+    let tid_reg = |r: Reg| {
+        only_def(r).is_some_and(|(_, i)| {
+            matches!(
+                i.kind,
+                InstKind::ReadSpecial {
+                    sreg: Special::Tid(0),
+                    ..
+                }
+            )
+        })
+    };
+    let test_value = |pred: Reg, at: At, assume: Assume| -> Option<bool> {
+        let (def, i) = only_def(pred)?;
+        let InstKind::Setp {
+            cmp,
+            ty,
+            dst,
+            dst2,
+            a,
+            b,
+            combine: None,
+            ..
+        } = &i.kind
+        else {
+            return None;
+        };
+        if !dominates(def, at) || ty.bits() != 32 || !matches!(ty, Ty::S32 | Ty::U32 | Ty::B32) {
+            return None;
+        }
+        let (k, tid_left) = match (*a, *b) {
+            (Value::Reg(t), Value::Imm(k)) if tid_reg(t) => (k as u32, true),
+            (Value::Imm(k), Value::Reg(t)) if tid_reg(t) => (k as u32, false),
+            _ => return None,
+        };
+        let holds = match assume {
+            Assume::Is(c) => {
+                let (x, y) = if tid_left { (c, k) } else { (k, c) };
+                let signed = *ty == Ty::S32;
+                let (sx, sy) = (x as i32, y as i32);
+                match cmp {
+                    CmpOp::Eq => x == y,
+                    CmpOp::Ne => x != y,
+                    CmpOp::Lt if signed => sx < sy,
+                    CmpOp::Le if signed => sx <= sy,
+                    CmpOp::Gt if signed => sx > sy,
+                    CmpOp::Ge if signed => sx >= sy,
+                    CmpOp::Lt | CmpOp::Lo => x < y,
+                    CmpOp::Le | CmpOp::Ls => x <= y,
+                    CmpOp::Gt | CmpOp::Hi => x > y,
+                    CmpOp::Ge | CmpOp::Hs => x >= y,
+                    _ => return None,
+                }
+            }
+            Assume::IsNot(c) if c == k => match cmp {
+                CmpOp::Eq => false,
+                CmpOp::Ne => true,
+                _ => return None,
+            },
+            Assume::IsNot(_) => return None,
+        };
+        if *dst == pred {
+            Some(holds)
+        } else if *dst2 == Some(pred) {
+            Some(!holds)
+        } else {
+            None
+        }
+    };
+    // The successors of block `b` a thread may go on to under `assume`.
+    let next = |b: BlockId, assume: Option<Assume>| -> Vec<usize> {
+        if let (
+            Some(a),
+            Some(Terminator::Branch {
+                pred,
+                negate,
+                then,
+                els,
+            }),
+        ) = (assume, &f.blocks[b].term)
+        {
+            let at = (b, f.blocks[b].insts.len());
+            if let Some(v) = test_value(*pred, at, a) {
+                let t = if v != *negate { then } else { els };
+                return vec![t.0 as usize];
+            }
+        }
+        succs(b.0 as usize)
+    };
+    // Whether an instruction with `guard` runs under `assume` (None: it
+    // may or may not).
+    let runs = |guard: Option<(Reg, bool)>, at: At, assume: Option<Assume>| match guard {
+        None => Some(true),
+        Some((p, neg)) => assume.and_then(|a| test_value(p, at, a)).map(|v| v != neg),
+    };
+    // Blocks some thread whose `%tid.x` is not `c` may run.
+    let reached_unless = |c: u32| -> Vec<bool> {
+        let mut seen = vec![false; nblocks];
+        let mut todo = vec![entry.0 as usize];
+        seen[entry.0 as usize] = true;
+        while let Some(b) = todo.pop() {
+            for t in next(BlockId(b as u32), Some(Assume::IsNot(c))) {
+                if !seen[t] {
+                    seen[t] = true;
+                    todo.push(t);
+                }
+            }
+        }
+        seen
+    };
     let mut order: Vec<GlobalId> = vars.keys().copied().filter(|g| !bad.contains(g)).collect();
     order.sort_by_key(|g| g.0);
     for g in order {
@@ -359,64 +477,106 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
             InstKind::St { addr, .. } => matches!(addr.base, AddrBase::Reg(s) if ss.contains(&s)),
             _ => false,
         };
-        let step = |state: u8, i: &Inst| -> u8 {
+        let step = |state: u8, i: &Inst, at: At, assume: Option<Assume>| -> u8 {
             if !own_store(i) {
                 return state;
             }
             let k = kind_of(i, size);
-            if i.guard.is_some() {
-                state | k
-            } else {
-                k
+            match runs(i.guard, at, assume) {
+                Some(true) => k,
+                Some(false) => state,
+                None => state | k,
             }
         };
-        // What may be in the slot where each block starts (data flow over
-        // the reachable blocks, to a fixed point).
-        let mut at_start = vec![0u8; nblocks];
-        at_start[entry.0 as usize] = NOTHING;
-        loop {
-            let mut changed = false;
-            for &b in &p.order {
-                if !live(b) {
-                    continue;
-                }
-                let end = f.blocks[b].insts.iter().fold(at_start[b.0 as usize], step);
-                for t in succs(b.0 as usize) {
-                    let merged = at_start[t] | end;
-                    if merged != at_start[t] {
-                        at_start[t] = merged;
-                        changed = true;
+        // What may be in the thread's slot where each block starts, for
+        // threads of `assume` (data flow to a fixed point).
+        let slot_states = |assume: Option<Assume>| -> Vec<u8> {
+            let mut at_start = vec![0u8; nblocks];
+            at_start[entry.0 as usize] = NOTHING;
+            loop {
+                let mut changed = false;
+                for &b in &p.order {
+                    if !live(b) || at_start[b.0 as usize] == 0 {
+                        continue;
+                    }
+                    let end = f.blocks[b]
+                        .insts
+                        .iter()
+                        .enumerate()
+                        .fold(at_start[b.0 as usize], |s, (k, i)| {
+                            step(s, i, (b, k), assume)
+                        });
+                    for t in next(b, assume) {
+                        let merged = at_start[t] | end;
+                        if merged != at_start[t] {
+                            at_start[t] = merged;
+                            changed = true;
+                        }
                     }
                 }
+                if !changed {
+                    break at_start;
+                }
             }
-            if !changed {
-                break;
-            }
-        }
+        };
+        // The slot a load reads for the threads that run it: its own
+        // (through a slot register), thread c's (by name, where only
+        // thread c goes), or none known.
+        let mut by_thread: HashMap<u32, Vec<u8>> = HashMap::new();
         let mut canon: Vec<At> = Vec::new();
         let mut fine = true;
+        let everyone = slot_states(None);
         'blocks: for &b in &p.order {
             if !live(b) {
                 continue;
             }
-            let mut state = at_start[b.0 as usize];
+            let mut state = everyone[b.0 as usize];
             for (k, i) in f.blocks[b].insts.iter().enumerate() {
                 if let InstKind::Ld { addr, ty, dsts, .. } = &i.kind {
-                    if matches!(addr.base, AddrBase::Reg(s) if ss.contains(&s)) {
-                        let blind = dsts.iter().flatten().all(|d| payload_blind((b, k), *d));
-                        let own = addr.offset == 0
-                            && dsts.len() == 1
-                            && u64::from(ty.bits()) == size * 8
-                            && state & !LAZY == 0;
-                        if own && !blind {
-                            canon.push((b, k));
-                        } else if !blind {
-                            fine = false;
-                            break 'blocks;
+                    let whole = dsts.len() == 1 && u64::from(ty.bits()) == size * 8;
+                    let own_state = match addr.base {
+                        AddrBase::Reg(s) if ss.contains(&s) => {
+                            (whole && addr.offset == 0).then_some(state)
                         }
+                        AddrBase::Symbol(Symbol::Global(h)) if h == g => {
+                            let off = u64::try_from(addr.offset).ok();
+                            let c = off
+                                .filter(|o| whole && o % size == 0)
+                                .and_then(|o| u32::try_from(o / size).ok());
+                            match c {
+                                Some(c) if !reached_unless(c)[b.0 as usize] => {
+                                    let states = by_thread
+                                        .entry(c)
+                                        .or_insert_with(|| slot_states(Some(Assume::Is(c))));
+                                    let at_b = states[b.0 as usize];
+                                    Some(
+                                        f.blocks[b].insts[..k]
+                                            .iter()
+                                            .enumerate()
+                                            .fold(at_b, |s, (j, i)| {
+                                                step(s, i, (b, j), Some(Assume::Is(c)))
+                                            }),
+                                    )
+                                }
+                                _ => None,
+                            }
+                        }
+                        _ => {
+                            state = step(state, i, (b, k), None);
+                            continue;
+                        }
+                    };
+                    let blind = dsts.iter().flatten().all(|d| payload_blind((b, k), *d));
+                    // (0: no thread of the slot's gets here.)
+                    let own = own_state.is_some_and(|st| st != 0 && st & !LAZY == 0);
+                    if own && !blind {
+                        canon.push((b, k));
+                    } else if !blind {
+                        fine = false;
+                        break 'blocks;
                     }
                 }
-                state = step(state, i);
+                state = step(state, i, (b, k), None);
             }
         }
         if !fine {
@@ -459,12 +619,20 @@ mod tests {
     }
 
     #[test]
+    fn a_tree_reduction_read_back_by_name_by_thread_0_only() {
+        // Three sums keep their NaNs; thread 0's `[s]` is its own slot.
+        assert_eq!(analysed("tree_sum"), (3, 1));
+    }
+
+    #[test]
     fn reads_that_may_see_exact_bits_or_show_nan_bits_keep_every_store_canonical() {
         for k in [
             "exact_or_sum",
             "neg_neighbour",
             "copy_neighbour",
             "guarded_back",
+            "tree_sum_two",
+            "other_reads_slot",
         ] {
             assert_eq!(analysed(k), (0, 0), "{k}");
         }

@@ -89,3 +89,18 @@ fn a_guarded_store_of_loaded_bits_keeps_them() {
     assert_eq!(out[0], 0x7fff_ffff, "inf - inf");
     assert_eq!(out[3], 0xffa0_0001, "thread 3 put back its loaded NaN");
 }
+
+#[test]
+fn a_tree_reductions_total_read_back_by_thread_0_is_canonical() {
+    // Block 0's first 8 values hold inf and -inf: the total is a NaN.
+    let out = agree("tree_sum");
+    assert_eq!(out[0], 0x7fff_ffff);
+    let out = agree("tree_sum_two");
+    assert_eq!(&out[..2], &[0x7fff_ffff, 0x7fff_ffff]);
+}
+
+#[test]
+fn another_threads_slot_read_by_name_keeps_its_exact_bits() {
+    let out = agree("other_reads_slot");
+    assert_eq!(out[1], 0x7fc0_0123, "thread 2's loaded NaN, copied by thread 1");
+}
