@@ -4,17 +4,18 @@
 //! store there wrote, whatever other threads do and wherever the barriers
 //! are, so a data-flow pass inside one thread knows which stores a load of
 //! it may read. Block scans and tree reductions keep their partial sums
-//! like this (`s[t] += s[t - d]`).
+//! like this (`s[t] += s[t - d]`, the total read back by thread 0 from
+//! `s[0]`).
 //!
 //! What it decides: where a float stored into such an array may keep the
 //! NaN the CPU made instead of being made canonical on its way to memory
 //! (see `uniform::lazily_canonical_floats`). That is sound when every load
 //! of the array either feeds only arithmetic and comparisons, which do not
-//! look at a NaN's payload, or reads the thread's own slot after stores of
-//! lazily canonical values only, and makes what it read canonical itself.
+//! look at a NaN's payload, or reads a slot whose owner stored lazily
+//! canonical values only there, and makes what it read canonical itself.
 //! A Hillis-Steele scan stores its running sum at every step and reads it
 //! back as bits once at the end: eight canonicalisations per thread
-//! become one (scan 3.3 -> 2.4 ms).
+//! become one (scan 3.2 -> 2.8 ms).
 
 use crate::dom::Dominators;
 use crate::lanes::Shape;
@@ -35,7 +36,8 @@ pub(crate) struct OwnSlots {
     pub canon_loads: HashMap<At, Ty>,
 }
 
-/// What may have been stored last in a thread's own slot (bits of a set).
+/// What may have been stored last in a thread's own slot (bits of a set;
+/// 0 where no thread of the kind looked at gets).
 const NOTHING: u8 = 1;
 /// A lazily canonical float (or a constant that is no NaN but the
 /// canonical one): canonical once read back through `canon_loads`.
@@ -55,266 +57,142 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
     if shape[1] * shape[2] != 1 {
         return out;
     }
-    let f = &p.func;
-    let nregs = f.regs.len();
-    let nblocks = f.blocks.len();
-    let Some(&entry) = p.order.first() else {
+    let Some(k) = Kernel::new(p) else {
         return out;
     };
-    let succs = |b: usize| -> Vec<usize> {
-        match &f.blocks[BlockId(b as u32)].term {
-            Some(Terminator::Jump(t)) => vec![t.0 as usize],
-            Some(Terminator::Branch { then, els, .. }) => vec![then.0 as usize, els.0 as usize],
-            _ => Vec::new(),
-        }
+    let Some(arrays) = Arrays::find(&k) else {
+        return out;
     };
-    let dom = Dominators::new(nblocks, entry.0 as usize, &succs);
-    let live = |b: BlockId| dom.reachable(b.0 as usize);
-    let insts = || {
-        f.blocks
-            .iter()
-            .filter(move |(b, _)| live(*b))
-            .flat_map(|(b, blk)| blk.insts.iter().enumerate().map(move |(k, i)| ((b, k), i)))
-    };
-    let inst = |at: At| &f.blocks[at.0].insts[at.1];
-    // Each register's definitions, and where it is read.
-    let mut def_at: Vec<Vec<At>> = vec![Vec::new(); nregs];
-    let mut used_at: Vec<Vec<At>> = vec![Vec::new(); nregs];
-    for (at, i) in insts() {
-        // Calls may store anywhere through pointers they are passed.
-        if matches!(
-            i.kind,
-            InstKind::Call { .. } | InstKind::CallIndirect { .. } | InstKind::Builtin { .. }
-        ) {
-            return out;
+    for (g, slots) in arrays.qualifying(&k) {
+        let array = Array {
+            k: &k,
+            g,
+            size: arrays.slot[&slots[0]].1,
+            slots,
+            lazy,
+        };
+        let Some(canon) = array.canonicalising_loads() else {
+            continue;
+        };
+        for (at, i) in k.insts() {
+            let stores_reg =
+                matches!(&i.kind, InstKind::St { srcs, .. } if matches!(srcs[0], Value::Reg(_)));
+            if array.own_store(i) && stores_reg && array.kind_of(i) == LAZY {
+                out.raw_stores.insert(at);
+            }
         }
-        for d in defs(&i.kind) {
-            def_at[d.0 as usize].push(at);
-        }
-        for r in uses(i) {
-            used_at[r.0 as usize].push(at);
+        for at in canon {
+            out.canon_loads.insert(at, array.float());
         }
     }
-    // The one unguarded definition of `r`, when it has one.
-    let only_def = |r: Reg| match def_at[r.0 as usize][..] {
-        [at] if inst(at).guard.is_none() => Some((at, inst(at))),
-        _ => None,
-    };
-    let dominates = |a: At, b: At| {
+    out
+}
+
+/// The kernel's control flow and where its registers are written and read.
+struct Kernel<'a> {
+    f: &'a Function,
+    order: &'a [BlockId],
+    entry: BlockId,
+    dom: Dominators,
+    def_at: Vec<Vec<At>>,
+    used_at: Vec<Vec<At>>,
+}
+
+impl<'a> Kernel<'a> {
+    /// None for kernels with calls, which may store anywhere through
+    /// pointers they are passed.
+    fn new(p: &'a Prepared) -> Option<Self> {
+        let f = &p.func;
+        let entry = *p.order.first()?;
+        let succs = |b: usize| successors(f, BlockId(b as u32));
+        let dom = Dominators::new(f.blocks.len(), entry.0 as usize, &succs);
+        let mut k = Kernel {
+            f,
+            order: &p.order,
+            entry,
+            dom,
+            def_at: vec![Vec::new(); f.regs.len()],
+            used_at: vec![Vec::new(); f.regs.len()],
+        };
+        let mut def_at = std::mem::take(&mut k.def_at);
+        let mut used_at = std::mem::take(&mut k.used_at);
+        for (at, i) in k.insts() {
+            if matches!(
+                i.kind,
+                InstKind::Call { .. } | InstKind::CallIndirect { .. } | InstKind::Builtin { .. }
+            ) {
+                return None;
+            }
+            for d in defs(&i.kind) {
+                def_at[d.0 as usize].push(at);
+            }
+            for r in uses(i) {
+                used_at[r.0 as usize].push(at);
+            }
+        }
+        k.def_at = def_at;
+        k.used_at = used_at;
+        Some(k)
+    }
+
+    fn live(&self, b: BlockId) -> bool {
+        self.dom.reachable(b.0 as usize)
+    }
+
+    /// Every instruction of the blocks the kernel can reach.
+    fn insts(&self) -> impl Iterator<Item = (At, &'a Inst)> + '_ {
+        let f = self.f;
+        f.blocks
+            .iter()
+            .filter(move |(b, _)| self.live(*b))
+            .flat_map(|(b, blk)| blk.insts.iter().enumerate().map(move |(k, i)| ((b, k), i)))
+    }
+
+    fn inst(&self, at: At) -> &'a Inst {
+        &self.f.blocks[at.0].insts[at.1]
+    }
+
+    /// The one unguarded definition of `r`, when it has one.
+    fn only_def(&self, r: Reg) -> Option<(At, &'a Inst)> {
+        match self.def_at[r.0 as usize][..] {
+            [at] if self.inst(at).guard.is_none() => Some((at, self.inst(at))),
+            _ => None,
+        }
+    }
+
+    /// Whether `a` runs before `b` wherever `b` runs.
+    fn dominates(&self, a: At, b: At) -> bool {
         if a.0 == b.0 {
             a.1 < b.1
         } else {
-            dom.dominates(a.0 .0 as usize, b.0 .0 as usize)
-        }
-    };
-    // Registers holding the address of a shared variable (its `addr.shared`
-    // and plain copies of that), with the variable.
-    let mut base_of: HashMap<Reg, GlobalId> = HashMap::new();
-    let mut bad: HashSet<GlobalId> = HashSet::new();
-    for (_, i) in insts() {
-        if let InstKind::AddrOf {
-            dst,
-            sym: Symbol::Global(g),
-            space,
-        } = i.kind
-        {
-            if space == Space::Shared && only_def(dst).is_some() {
-                base_of.insert(dst, g);
-            } else {
-                bad.insert(g);
-            }
+            self.dom.dominates(a.0 .0 as usize, b.0 .0 as usize)
         }
     }
-    loop {
-        let mut grew = false;
-        for (at, i) in insts() {
-            if let InstKind::Mov {
-                dst,
-                src: Value::Reg(s),
-                ty,
-            } = i.kind
-            {
-                if let (Some(&g), true) = (base_of.get(&s), ty.bits() == 64) {
-                    let after = only_def(s).is_some_and(|(d, _)| dominates(d, at));
-                    if after && only_def(dst).is_some() && !base_of.contains_key(&dst) {
-                        base_of.insert(dst, g);
-                        grew = true;
-                    }
+
+    /// `%tid.x`, read once.
+    fn is_tid(&self, r: Reg) -> bool {
+        self.only_def(r).is_some_and(|(_, i)| {
+            matches!(
+                i.kind,
+                InstKind::ReadSpecial {
+                    sreg: Special::Tid(0),
+                    ..
                 }
-            }
-        }
-        if !grew {
-            break;
-        }
+            )
+        })
     }
-    // `%tid.x * size`, widened, defined before `at`: the offset of the
-    // thread's slot (a definition that does not dominate its use leaves
-    // lanes reading 0, which other threads' slots start at).
-    let slot_offset = |r: Reg, at: At| -> Option<u64> {
-        let (def, i) = only_def(r)?;
-        let InstKind::Int {
-            op: IntOp::MulWide,
-            ty,
-            args,
-            ..
-        } = &i.kind
-        else {
-            return None;
-        };
-        if ty.bits() != 32 {
-            return None;
-        }
-        let (t, size) = match args[..] {
-            [Value::Reg(t), Value::Imm(c)] | [Value::Imm(c), Value::Reg(t)] => (t, c),
-            _ => return None,
-        };
-        let (tdef, ti) = only_def(t)?;
-        let tid = matches!(
-            ti.kind,
-            InstKind::ReadSpecial {
-                sreg: Special::Tid(0),
-                ..
-            }
-        );
-        (tid && dominates(tdef, def) && dominates(def, at)).then_some(size)
-    };
-    // Slot registers: `base + %tid.x * size`, with the variable and size.
-    let mut slot: HashMap<Reg, (GlobalId, u64, At)> = HashMap::new();
-    for (at, i) in insts() {
-        let InstKind::Int {
-            op: IntOp::Add,
-            ty,
-            dst,
-            args,
-        } = &i.kind
-        else {
-            continue;
-        };
-        if ty.bits() != 64 || only_def(*dst).is_none() {
-            continue;
-        }
-        let base = |r: Reg| {
-            let g = base_of.get(&r)?;
-            only_def(r)
-                .is_some_and(|(d, _)| dominates(d, at))
-                .then_some(g)
-        };
-        let found = match args[..] {
-            [Value::Reg(a), Value::Reg(b)] => base(a)
-                .zip(slot_offset(b, at))
-                .or_else(|| base(b).zip(slot_offset(a, at))),
-            _ => None,
-        };
-        if let Some((&g, size)) = found {
-            if size == 4 || size == 8 {
-                slot.insert(*dst, (g, size, at));
-            }
-        }
-    }
-    // Every store or atomic that may reach shared memory must be a store
-    // to a slot (a pointer from elsewhere could point into the array).
-    let slot_store = |srcs: &[Value], addr: &Address, ty: Ty| {
-        srcs.len() == 1
-            && addr.offset == 0
-            && matches!(addr.base, AddrBase::Reg(s)
-                if slot.get(&s).is_some_and(|x| x.1 * 8 == u64::from(ty.bits())))
-    };
-    for (_, i) in insts() {
-        let (space, whole) = match &i.kind {
-            InstKind::St {
-                space,
-                addr,
-                srcs,
-                ty,
-                ..
-            } => (*space, slot_store(srcs, addr, *ty)),
-            InstKind::Atom { space, .. } => (*space, false),
-            _ => continue,
-        };
-        if space == Space::Generic || (space == Space::Shared && !whole) {
-            return out;
-        }
-    }
-    // Each variable: its slot registers, all of one size, defined before
-    // every use, used only as load and store addresses; its base registers
-    // used only to copy them and to make slots.
-    let mut vars: HashMap<GlobalId, Vec<Reg>> = HashMap::new();
-    for (&s, &(g, _, _)) in &slot {
-        vars.entry(g).or_default().push(s);
-    }
-    for (&b, &g) in &base_of {
-        let fine = used_at[b.0 as usize]
-            .iter()
-            .all(|&at| match &inst(at).kind {
-                InstKind::Mov { dst, .. } => base_of.contains_key(dst),
-                InstKind::Int { dst, .. } => slot.contains_key(dst),
-                _ => false,
-            });
-        if !fine {
-            bad.insert(g);
-        }
-    }
-    // Written by name (`[sym+8]`): another thread's slot, or any. (Loads
-    // by name are read below: a tree reduction's first thread reads its
-    // total back from `[sym]`.)
-    for (_, i) in insts() {
-        if let InstKind::St { addr, .. } | InstKind::Atom { addr, .. } = &i.kind {
-            if let AddrBase::Symbol(Symbol::Global(g)) = addr.base {
-                bad.insert(g);
-            }
-        }
-    }
-    for (&g, ss) in &vars {
-        let size = slot[&ss[0]].1;
-        let fine = ss.iter().all(|s| {
-            let (_, sz, def) = slot[s];
-            sz == size
-                && used_at[s.0 as usize].iter().all(|&at| {
-                    dominates(def, at)
-                        && match &inst(at).kind {
-                            InstKind::Ld {
-                                space: Space::Shared,
-                                addr,
-                                ..
-                            } => addr.base == AddrBase::Reg(*s),
-                            InstKind::St {
-                                space: Space::Shared,
-                                addr,
-                                srcs,
-                                ..
-                            } => addr.base == AddrBase::Reg(*s) && !srcs.contains(&Value::Reg(*s)),
-                            _ => false,
-                        }
-                })
-        });
-        if !fine {
-            bad.insert(g);
-        }
-    }
-    let float_of = |size: u64| if size == 8 { Ty::F64 } else { Ty::F32 };
-    // What a store to a slot leaves there.
-    let kind_of = |i: &Inst, size: u64| -> u8 {
-        let InstKind::St { srcs, .. } = &i.kind else {
-            return EXACT;
-        };
-        match srcs[0] {
-            Value::Reg(r) if lazy[r.0 as usize] == Some(float_of(size)) => LAZY,
-            Value::Imm(x) if keeps_its_bits(x, float_of(size)) => LAZY,
-            _ => EXACT,
-        }
-    };
-    // The instructions that may read what `at` writes to `d`: those
-    // reached from it before an unguarded write of `d` (compilers reuse a
-    // register: scan's zero for the first step is moved out of the
-    // register a later step loads into).
-    let reached_uses = |at: At, d: Reg| -> Vec<At> {
+
+    /// The instructions that may read what `at` writes to `d`: those
+    /// reached from it before an unguarded write of `d` (compilers reuse
+    /// a register: scan's zero for the first step is moved out of the
+    /// register a later step loads into).
+    fn reached_uses(&self, at: At, d: Reg) -> Vec<At> {
         let mut found = Vec::new();
         let mut seen: HashSet<BlockId> = HashSet::new();
         let mut todo: Vec<(BlockId, usize)> = vec![(at.0, at.1 + 1)];
         while let Some((b, from)) = todo.pop() {
-            let blk = &f.blocks[b];
             let mut killed = false;
-            for (k, i) in blk.insts.iter().enumerate().skip(from) {
+            for (k, i) in self.f.blocks[b].insts.iter().enumerate().skip(from) {
                 if uses(i).contains(&d) {
                     found.push((b, k));
                 }
@@ -324,21 +202,21 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
                 }
             }
             if !killed {
-                for t in succs(b.0 as usize) {
-                    let t = BlockId(t as u32);
-                    if seen.insert(t) {
-                        todo.push((t, 0));
+                for t in successors(self.f, b) {
+                    if seen.insert(BlockId(t as u32)) {
+                        todo.push((BlockId(t as u32), 0));
                     }
                 }
             }
         }
         found
-    };
-    // Whether every reader of what `at` loads into `d` ignores a NaN's
-    // payload.
-    let payload_blind = |at: At, d: Reg| {
-        reached_uses(at, d).into_iter().all(|at| {
-            let i = inst(at);
+    }
+
+    /// Whether every reader of what `at` loads into `d` ignores a NaN's
+    /// payload: float add, subtract, multiply, fma and compare.
+    fn payload_blind(&self, at: At, d: Reg) -> bool {
+        self.reached_uses(at, d).into_iter().all(|at| {
+            let i = self.inst(at);
             if i.guard.is_some_and(|(p, _)| p == d) {
                 return false;
             }
@@ -356,22 +234,12 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
                 _ => false,
             }
         })
-    };
-    // Branches on `%tid.x` against a constant: which way a thread goes
-    // when its `%tid.x` is, or is not, a given value.
-    let tid_reg = |r: Reg| {
-        only_def(r).is_some_and(|(_, i)| {
-            matches!(
-                i.kind,
-                InstKind::ReadSpecial {
-                    sreg: Special::Tid(0),
-                    ..
-                }
-            )
-        })
-    };
-    let test_value = |pred: Reg, at: At, assume: Assume| -> Option<bool> {
-        let (def, i) = only_def(pred)?;
+    }
+
+    /// Predicate `pred` at `at` for threads of `assume`, when it compares
+    /// `%tid.x` with a constant and that tells.
+    fn tid_test(&self, pred: Reg, at: At, assume: Assume) -> Option<bool> {
+        let (def, i) = self.only_def(pred)?;
         let InstKind::Setp {
             cmp,
             ty,
@@ -385,12 +253,12 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
         else {
             return None;
         };
-        if !dominates(def, at) || ty.bits() != 32 || !matches!(ty, Ty::S32 | Ty::U32 | Ty::B32) {
+        if !self.dominates(def, at) || !matches!(ty, Ty::S32 | Ty::U32 | Ty::B32) {
             return None;
         }
         let (k, tid_left) = match (*a, *b) {
-            (Value::Reg(t), Value::Imm(k)) if tid_reg(t) => (k as u32, true),
-            (Value::Imm(k), Value::Reg(t)) if tid_reg(t) => (k as u32, false),
+            (Value::Reg(t), Value::Imm(k)) if self.is_tid(t) => (k as u32, true),
+            (Value::Imm(k), Value::Reg(t)) if self.is_tid(t) => (k as u32, false),
             _ => return None,
         };
         let holds = match assume {
@@ -426,9 +294,10 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
         } else {
             None
         }
-    };
-    // The successors of block `b` a thread may go on to under `assume`.
-    let next = |b: BlockId, assume: Option<Assume>| -> Vec<usize> {
+    }
+
+    /// The successors of block `b` a thread of `assume` may go on to.
+    fn next(&self, b: BlockId, assume: Option<Assume>) -> Vec<usize> {
         if let (
             Some(a),
             Some(Terminator::Branch {
@@ -437,29 +306,35 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
                 then,
                 els,
             }),
-        ) = (assume, &f.blocks[b].term)
+        ) = (assume, &self.f.blocks[b].term)
         {
-            let at = (b, f.blocks[b].insts.len());
-            if let Some(v) = test_value(*pred, at, a) {
+            let at = (b, self.f.blocks[b].insts.len());
+            if let Some(v) = self.tid_test(*pred, at, a) {
                 let t = if v != *negate { then } else { els };
                 return vec![t.0 as usize];
             }
         }
-        succs(b.0 as usize)
-    };
-    // Whether an instruction with `guard` runs under `assume` (None: it
-    // may or may not).
-    let runs = |guard: Option<(Reg, bool)>, at: At, assume: Option<Assume>| match guard {
-        None => Some(true),
-        Some((p, neg)) => assume.and_then(|a| test_value(p, at, a)).map(|v| v != neg),
-    };
-    // Blocks some thread whose `%tid.x` is not `c` may run.
-    let reached_unless = |c: u32| -> Vec<bool> {
-        let mut seen = vec![false; nblocks];
-        let mut todo = vec![entry.0 as usize];
-        seen[entry.0 as usize] = true;
+        successors(self.f, b)
+    }
+
+    /// Whether an instruction with `guard` at `at` runs for threads of
+    /// `assume` (None: it may or may not).
+    fn runs(&self, guard: Option<(Reg, bool)>, at: At, assume: Option<Assume>) -> Option<bool> {
+        match guard {
+            None => Some(true),
+            Some((p, neg)) => assume
+                .and_then(|a| self.tid_test(p, at, a))
+                .map(|v| v != neg),
+        }
+    }
+
+    /// Per block: whether some thread whose `%tid.x` is not `c` may run it.
+    fn reached_unless(&self, c: u32) -> Vec<bool> {
+        let mut seen = vec![false; self.f.blocks.len()];
+        let mut todo = vec![self.entry.0 as usize];
+        seen[self.entry.0 as usize] = true;
         while let Some(b) = todo.pop() {
-            for t in next(BlockId(b as u32), Some(Assume::IsNot(c))) {
+            for t in self.next(BlockId(b as u32), Some(Assume::IsNot(c))) {
                 if !seen[t] {
                     seen[t] = true;
                     todo.push(t);
@@ -467,133 +342,356 @@ pub(crate) fn own_slots(p: &Prepared, shape: Shape, lazy: &[Option<Ty>]) -> OwnS
             }
         }
         seen
-    };
-    let mut order: Vec<GlobalId> = vars.keys().copied().filter(|g| !bad.contains(g)).collect();
-    order.sort_by_key(|g| g.0);
-    for g in order {
-        let ss = &vars[&g];
-        let size = slot[&ss[0]].1;
-        let own_store = |i: &Inst| match &i.kind {
-            InstKind::St { addr, .. } => matches!(addr.base, AddrBase::Reg(s) if ss.contains(&s)),
-            _ => false,
+    }
+}
+
+fn successors(f: &Function, b: BlockId) -> Vec<usize> {
+    match &f.blocks[b].term {
+        Some(Terminator::Jump(t)) => vec![t.0 as usize],
+        Some(Terminator::Branch { then, els, .. }) => vec![then.0 as usize, els.0 as usize],
+        _ => Vec::new(),
+    }
+}
+
+/// The shared variables reached through slot registers
+/// (`base + %tid.x * size`, `base` a copy of the variable's address).
+struct Arrays {
+    /// Registers holding a variable's address (its `addr.shared` and plain
+    /// copies of that).
+    base_of: HashMap<Reg, GlobalId>,
+    /// Slot registers: the variable, the slot size and the definition.
+    slot: HashMap<Reg, (GlobalId, u64, At)>,
+    /// Variables reached otherwise too.
+    bad: HashSet<GlobalId>,
+}
+
+impl Arrays {
+    /// None when some store or atomic that may reach shared memory is not
+    /// a store to a slot (a pointer from elsewhere could point into an
+    /// array).
+    fn find(k: &Kernel) -> Option<Arrays> {
+        let mut a = Arrays {
+            base_of: HashMap::new(),
+            slot: HashMap::new(),
+            bad: HashSet::new(),
         };
-        let step = |state: u8, i: &Inst, at: At, assume: Option<Assume>| -> u8 {
-            if !own_store(i) {
-                return state;
+        for (_, i) in k.insts() {
+            if let InstKind::AddrOf {
+                dst,
+                sym: Symbol::Global(g),
+                space,
+            } = i.kind
+            {
+                if space == Space::Shared && k.only_def(dst).is_some() {
+                    a.base_of.insert(dst, g);
+                } else {
+                    a.bad.insert(g);
+                }
             }
-            let k = kind_of(i, size);
-            match runs(i.guard, at, assume) {
-                Some(true) => k,
-                Some(false) => state,
-                None => state | k,
-            }
-        };
-        // What may be in the thread's slot where each block starts, for
-        // threads of `assume` (data flow to a fixed point).
-        let slot_states = |assume: Option<Assume>| -> Vec<u8> {
-            let mut at_start = vec![0u8; nblocks];
-            at_start[entry.0 as usize] = NOTHING;
-            loop {
-                let mut changed = false;
-                for &b in &p.order {
-                    if !live(b) || at_start[b.0 as usize] == 0 {
-                        continue;
-                    }
-                    let end = f.blocks[b]
-                        .insts
-                        .iter()
-                        .enumerate()
-                        .fold(at_start[b.0 as usize], |s, (k, i)| {
-                            step(s, i, (b, k), assume)
-                        });
-                    for t in next(b, assume) {
-                        let merged = at_start[t] | end;
-                        if merged != at_start[t] {
-                            at_start[t] = merged;
-                            changed = true;
+        }
+        loop {
+            let mut grew = false;
+            for (at, i) in k.insts() {
+                if let InstKind::Mov {
+                    dst,
+                    src: Value::Reg(s),
+                    ty,
+                } = i.kind
+                {
+                    if let (Some(&g), true) = (a.base_of.get(&s), ty.bits() == 64) {
+                        let after = k.only_def(s).is_some_and(|(d, _)| k.dominates(d, at));
+                        if after && k.only_def(dst).is_some() && !a.base_of.contains_key(&dst) {
+                            a.base_of.insert(dst, g);
+                            grew = true;
                         }
                     }
                 }
-                if !changed {
-                    break at_start;
-                }
             }
-        };
-        // The slot a load reads for the threads that run it: its own
-        // (through a slot register), thread c's (by name, where only
-        // thread c goes), or none known.
-        let mut by_thread: HashMap<u32, Vec<u8>> = HashMap::new();
-        let mut canon: Vec<At> = Vec::new();
-        let mut fine = true;
-        let everyone = slot_states(None);
-        'blocks: for &b in &p.order {
-            if !live(b) {
+            if !grew {
+                break;
+            }
+        }
+        for (at, i) in k.insts() {
+            let InstKind::Int {
+                op: IntOp::Add,
+                ty,
+                dst,
+                args,
+            } = &i.kind
+            else {
+                continue;
+            };
+            if ty.bits() != 64 || k.only_def(*dst).is_none() {
                 continue;
             }
-            let mut state = everyone[b.0 as usize];
-            for (k, i) in f.blocks[b].insts.iter().enumerate() {
-                if let InstKind::Ld { addr, ty, dsts, .. } = &i.kind {
-                    let whole = dsts.len() == 1 && u64::from(ty.bits()) == size * 8;
-                    let own_state = match addr.base {
-                        AddrBase::Reg(s) if ss.contains(&s) => {
-                            (whole && addr.offset == 0).then_some(state)
-                        }
-                        AddrBase::Symbol(Symbol::Global(h)) if h == g => {
-                            let off = u64::try_from(addr.offset).ok();
-                            let c = off
-                                .filter(|o| whole && o % size == 0)
-                                .and_then(|o| u32::try_from(o / size).ok());
-                            match c {
-                                Some(c) if !reached_unless(c)[b.0 as usize] => {
-                                    let states = by_thread
-                                        .entry(c)
-                                        .or_insert_with(|| slot_states(Some(Assume::Is(c))));
-                                    let at_b = states[b.0 as usize];
-                                    Some(
-                                        f.blocks[b].insts[..k]
-                                            .iter()
-                                            .enumerate()
-                                            .fold(at_b, |s, (j, i)| {
-                                                step(s, i, (b, j), Some(Assume::Is(c)))
-                                            }),
-                                    )
-                                }
-                                _ => None,
-                            }
-                        }
-                        _ => {
-                            state = step(state, i, (b, k), None);
-                            continue;
-                        }
-                    };
-                    let blind = dsts.iter().flatten().all(|d| payload_blind((b, k), *d));
-                    // (0: no thread of the slot's gets here.)
-                    let own = own_state.is_some_and(|st| st != 0 && st & !LAZY == 0);
-                    if own && !blind {
-                        canon.push((b, k));
-                    } else if !blind {
-                        fine = false;
-                        break 'blocks;
-                    }
+            let base = |r: Reg| {
+                let g = a.base_of.get(&r)?;
+                k.only_def(r)
+                    .is_some_and(|(d, _)| k.dominates(d, at))
+                    .then_some(*g)
+            };
+            let found = match args[..] {
+                [Value::Reg(x), Value::Reg(y)] => base(x)
+                    .zip(slot_offset(k, y, at))
+                    .or_else(|| base(y).zip(slot_offset(k, x, at))),
+                _ => None,
+            };
+            if let Some((g, size @ (4 | 8))) = found {
+                a.slot.insert(*dst, (g, size, at));
+            }
+        }
+        for (_, i) in k.insts() {
+            let (space, to_slot) = match &i.kind {
+                InstKind::St {
+                    space,
+                    addr,
+                    srcs,
+                    ty,
+                    ..
+                } => (*space, a.slot_store(srcs, addr, *ty)),
+                InstKind::Atom { space, .. } => (*space, false),
+                _ => continue,
+            };
+            if space == Space::Generic || (space == Space::Shared && !to_slot) {
+                return None;
+            }
+        }
+        Some(a)
+    }
+
+    /// A store of one `ty` value at offset 0 of a slot register of its size.
+    fn slot_store(&self, srcs: &[Value], addr: &Address, ty: Ty) -> bool {
+        srcs.len() == 1
+            && addr.offset == 0
+            && matches!(addr.base, AddrBase::Reg(s)
+                if self.slot.get(&s).is_some_and(|x| x.1 * 8 == u64::from(ty.bits())))
+    }
+
+    /// Each variable left with its slot registers: all of one size,
+    /// defined before every use, used only as load and store addresses; its
+    /// base registers used only to copy them and to make slots; never
+    /// written by name (`[sym+8]`: another thread's slot, or any).
+    fn qualifying(&self, k: &Kernel) -> Vec<(GlobalId, Vec<Reg>)> {
+        let mut bad = self.bad.clone();
+        let mut vars: HashMap<GlobalId, Vec<Reg>> = HashMap::new();
+        for (&s, &(g, _, _)) in &self.slot {
+            vars.entry(g).or_default().push(s);
+        }
+        for (&b, &g) in &self.base_of {
+            let fine = k.used_at[b.0 as usize]
+                .iter()
+                .all(|&at| match &k.inst(at).kind {
+                    InstKind::Mov { dst, .. } => self.base_of.contains_key(dst),
+                    InstKind::Int { dst, .. } => self.slot.contains_key(dst),
+                    _ => false,
+                });
+            if !fine {
+                bad.insert(g);
+            }
+        }
+        for (_, i) in k.insts() {
+            if let InstKind::St { addr, .. } | InstKind::Atom { addr, .. } = &i.kind {
+                if let AddrBase::Symbol(Symbol::Global(g)) = addr.base {
+                    bad.insert(g);
                 }
-                state = step(state, i, (b, k), None);
             }
         }
-        if !fine {
-            continue;
-        }
-        for (at, i) in insts() {
-            let stores_reg =
-                matches!(&i.kind, InstKind::St { srcs, .. } if matches!(srcs[0], Value::Reg(_)));
-            if own_store(i) && stores_reg && kind_of(i, size) == LAZY {
-                out.raw_stores.insert(at);
+        for (&g, ss) in &vars {
+            let size = self.slot[&ss[0]].1;
+            let fine = ss.iter().all(|s| {
+                let (_, sz, def) = self.slot[s];
+                sz == size
+                    && k.used_at[s.0 as usize].iter().all(|&at| {
+                        k.dominates(def, at)
+                            && match &k.inst(at).kind {
+                                InstKind::Ld {
+                                    space: Space::Shared,
+                                    addr,
+                                    ..
+                                } => addr.base == AddrBase::Reg(*s),
+                                InstKind::St {
+                                    space: Space::Shared,
+                                    addr,
+                                    srcs,
+                                    ..
+                                } => {
+                                    addr.base == AddrBase::Reg(*s)
+                                        && !srcs.contains(&Value::Reg(*s))
+                                }
+                                _ => false,
+                            }
+                    })
+            });
+            if !fine {
+                bad.insert(g);
             }
         }
-        for at in canon {
-            out.canon_loads.insert(at, float_of(size));
+        let mut out: Vec<(GlobalId, Vec<Reg>)> =
+            vars.into_iter().filter(|(g, _)| !bad.contains(g)).collect();
+        out.sort_by_key(|(g, _)| g.0);
+        out
+    }
+}
+
+/// `%tid.x * size`, widened, defined before `at`: the offset of the
+/// thread's slot (a definition that does not dominate its use leaves lanes
+/// reading 0, where another thread's slot starts).
+fn slot_offset(k: &Kernel, r: Reg, at: At) -> Option<u64> {
+    let (def, i) = k.only_def(r)?;
+    let InstKind::Int {
+        op: IntOp::MulWide,
+        ty,
+        args,
+        ..
+    } = &i.kind
+    else {
+        return None;
+    };
+    if ty.bits() != 32 {
+        return None;
+    }
+    let (t, size) = match args[..] {
+        [Value::Reg(t), Value::Imm(c)] | [Value::Imm(c), Value::Reg(t)] => (t, c),
+        _ => return None,
+    };
+    let (tdef, _) = k.only_def(t)?;
+    (k.is_tid(t) && k.dominates(tdef, def) && k.dominates(def, at)).then_some(size)
+}
+
+/// One qualifying shared variable.
+struct Array<'k, 'a> {
+    k: &'k Kernel<'a>,
+    g: GlobalId,
+    size: u64,
+    slots: Vec<Reg>,
+    lazy: &'k [Option<Ty>],
+}
+
+impl Array<'_, '_> {
+    fn float(&self) -> Ty {
+        if self.size == 8 {
+            Ty::F64
+        } else {
+            Ty::F32
         }
     }
-    out
+
+    fn own_store(&self, i: &Inst) -> bool {
+        matches!(&i.kind, InstKind::St { addr, .. }
+            if matches!(addr.base, AddrBase::Reg(s) if self.slots.contains(&s)))
+    }
+
+    /// What a store to a slot leaves there.
+    fn kind_of(&self, i: &Inst) -> u8 {
+        let InstKind::St { srcs, .. } = &i.kind else {
+            return EXACT;
+        };
+        match srcs[0] {
+            Value::Reg(r) if self.lazy[r.0 as usize] == Some(self.float()) => LAZY,
+            Value::Imm(x) if keeps_its_bits(x, self.float()) => LAZY,
+            _ => EXACT,
+        }
+    }
+
+    /// The slot after instruction `i` at `at`, for threads of `assume`.
+    fn step(&self, state: u8, i: &Inst, at: At, assume: Option<Assume>) -> u8 {
+        if !self.own_store(i) {
+            return state;
+        }
+        let kind = self.kind_of(i);
+        match self.k.runs(i.guard, at, assume) {
+            Some(true) => kind,
+            Some(false) => state,
+            None => state | kind,
+        }
+    }
+
+    /// What may be in the thread's slot where each block starts, for
+    /// threads of `assume` (data flow to a fixed point).
+    fn slot_states(&self, assume: Option<Assume>) -> Vec<u8> {
+        let f = self.k.f;
+        let mut at_start = vec![0u8; f.blocks.len()];
+        at_start[self.k.entry.0 as usize] = NOTHING;
+        loop {
+            let mut changed = false;
+            for &b in self.k.order {
+                if !self.k.live(b) || at_start[b.0 as usize] == 0 {
+                    continue;
+                }
+                let end = self.upto(b, f.blocks[b].insts.len(), at_start[b.0 as usize], assume);
+                for t in self.k.next(b, assume) {
+                    let merged = at_start[t] | end;
+                    if merged != at_start[t] {
+                        at_start[t] = merged;
+                        changed = true;
+                    }
+                }
+            }
+            if !changed {
+                return at_start;
+            }
+        }
+    }
+
+    /// The slot before instruction `end` of block `b`, from `state` at
+    /// its start.
+    fn upto(&self, b: BlockId, end: usize, state: u8, assume: Option<Assume>) -> u8 {
+        self.k.f.blocks[b].insts[..end]
+            .iter()
+            .enumerate()
+            .fold(state, |s, (k, i)| self.step(s, i, (b, k), assume))
+    }
+
+    /// The loads of the array that make what they read canonical, or None
+    /// when some load may show a NaN's payload otherwise. A load reads its
+    /// thread's own slot (through a slot register), thread c's (by name,
+    /// in a block no other thread reaches), or one not known.
+    fn canonicalising_loads(&self) -> Option<Vec<At>> {
+        let k = self.k;
+        let everyone = self.slot_states(None);
+        let mut by_thread: HashMap<u32, Vec<u8>> = HashMap::new();
+        let mut canon = Vec::new();
+        for &b in k.order {
+            if !k.live(b) {
+                continue;
+            }
+            for (j, i) in k.f.blocks[b].insts.iter().enumerate() {
+                let InstKind::Ld { addr, ty, dsts, .. } = &i.kind else {
+                    continue;
+                };
+                let whole = dsts.len() == 1 && u64::from(ty.bits()) == self.size * 8;
+                let owner_state = match addr.base {
+                    AddrBase::Reg(s) if self.slots.contains(&s) => (whole && addr.offset == 0)
+                        .then(|| self.upto(b, j, everyone[b.0 as usize], None)),
+                    AddrBase::Symbol(Symbol::Global(h)) if h == self.g => {
+                        let c = u64::try_from(addr.offset)
+                            .ok()
+                            .filter(|o| whole && o % self.size == 0)
+                            .and_then(|o| u32::try_from(o / self.size).ok());
+                        match c {
+                            Some(c) if !k.reached_unless(c)[b.0 as usize] => {
+                                let only_c = Some(Assume::Is(c));
+                                let states = by_thread
+                                    .entry(c)
+                                    .or_insert_with(|| self.slot_states(only_c));
+                                Some(self.upto(b, j, states[b.0 as usize], only_c))
+                            }
+                            _ => None,
+                        }
+                    }
+                    _ => continue,
+                };
+                let blind = dsts.iter().flatten().all(|d| k.payload_blind((b, j), *d));
+                let lazy_only = owner_state.is_some_and(|st| st != 0 && st & !LAZY == 0);
+                if lazy_only && !blind {
+                    canon.push((b, j));
+                } else if !blind {
+                    return None;
+                }
+            }
+        }
+        Some(canon)
+    }
 }
 
 #[cfg(test)]
