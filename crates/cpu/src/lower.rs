@@ -1140,6 +1140,7 @@ fn load<const W: u32>(
         let v = match (&index, stride) {
             (Some(idx), _) => match shared_window::<W>(g, &l, bits, owned) {
                 Some(win) => gather_window(g, &hi, &win, bits, exec),
+                None if !g.avx512 => gather_spaced(g, &hi, &l, idx, bits, exec),
                 None => gather_from(g, &hi, idx, bits, exec),
             },
             (None, Some(f)) => load_strided(g, &hi, f, bits, exec),
@@ -2122,6 +2123,42 @@ fn scatter_window<const W: u32>(
         "shufflevector <{W} x i1> {exec}, <{W} x i1> zeroinitializer, <{n} x i32> {inv}"
     ));
     blend_store(g, &p, n, bits, &x, &m);
+}
+
+/// `gather_from` for lanes at fixed distances from lane 0's address `h0`
+/// (form `l`) without AVX-512: with every lane on, one scalar load per
+/// lane at its constant offset, which LLVM folds into the inserts that
+/// build the vector. The gather, which LLVM 14 takes apart on these CPUs,
+/// first builds the 32 addresses as vectors and extracts each (a shared
+/// tile's column, 33 words apart: 160 of transpose's 1116 instructions a
+/// warp).
+fn gather_spaced<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    l: &Lanes,
+    idx: &str,
+    bits: u32,
+    exec: &str,
+) -> String {
+    let eb = g.bits_of_mask(exec);
+    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+    let vty = vt::<W>(bits);
+    g.if_else(
+        "ld_spaced",
+        &full,
+        &vty,
+        |g| {
+            let mut v = "undef".to_string();
+            for i in 0..W {
+                let a = g.def(&format!("add i64 {h0}, {}", l.offset(i)));
+                let p = g.def(&format!("inttoptr i64 {a} to i{bits}*"));
+                let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {}", bits / 8));
+                v = g.def(&format!("insertelement {vty} {v}, i{bits} {x}, i32 {i}"));
+            }
+            v
+        },
+        |g| gather_from(g, h0, idx, bits, exec),
+    )
 }
 
 fn gather_from<const W: u32>(g: &mut Gen<W>, h: &str, idx: &str, bits: u32, exec: &str) -> String {

@@ -1218,3 +1218,35 @@ fn branches_on_lane_flags_made_before_a_loop() {
         }
     }
 }
+
+#[test]
+fn lanes_reading_a_shared_column_get_their_own_rows_words() {
+    for block in [64u32, 40] {
+        let n = (block * 2) as usize;
+        let input: Vec<u32> = (0..n as u32 * 33).map(|i| i.wrapping_mul(2654435761)).collect();
+        let want: Vec<u32> = (0..n)
+            .flat_map(|i| [input[i * 33 + 5], input[i * 33 + 32]])
+            .collect();
+        for (backend, dev) in devices() {
+            let m = module(&dev);
+            let k = kernel(&m, "spaced_columns", backend, [block, 1, 1]);
+            let inp = dev.buffer_from(&input).unwrap();
+            let out = dev.buffer_zeroed(n * 8).unwrap();
+            k.launch(
+                [2, 1, 1],
+                [block, 1, 1],
+                0,
+                &[Arg::Buffer(&inp), Arg::Buffer(&out)],
+            )
+            .unwrap();
+            assert_eq!(u32s(&out), want, "{backend:?}, blocks of {block}");
+            if backend == Backend::Cpu {
+                // Full warps load each lane's word by itself (see
+                // `gather_spaced`), unless AVX-512 gathers them.
+                let c = k.compiled([block, 1, 1]);
+                let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+                assert!(ir.contains("ld_spaced") || ir.contains("+avx512f"));
+            }
+        }
+    }
+}
