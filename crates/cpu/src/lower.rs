@@ -1890,6 +1890,7 @@ fn store<const W: u32>(
                 .filter(|w| w.writes_each_once())
             {
                 Some(win) => scatter_window(g, &hi, &win, bits, &v, exec),
+                None if !g.avx512 => scatter_spaced(g, &hi, &l, idx, bits, &v, exec),
                 None => scatter_from(g, &hi, idx, bits, &v, exec),
             },
         }
@@ -2159,6 +2160,59 @@ fn gather_spaced<const W: u32>(
         },
         |g| gather_from(g, h0, idx, bits, exec),
     )
+}
+
+/// `scatter_from` for lanes at fixed distances from lane 0's address
+/// `h0` (form `l`) without AVX-512: with every lane on, each lane's value
+/// read back from a stack copy and stored at its constant offset, in lane
+/// order (lanes that meet keep the last one's value, as the scatter does).
+/// The scatter stores and reads back 32 addresses besides, in a loop.
+fn scatter_spaced<const W: u32>(
+    g: &mut Gen<W>,
+    h0: &str,
+    l: &Lanes,
+    idx: &str,
+    bits: u32,
+    v: &str,
+    exec: &str,
+) {
+    if !g.allocas.contains("%spaced_val ") {
+        g.allocas
+            .push_str(&format!("  %spaced_val = alloca [{W} x i64], align 64\n"));
+    }
+    let eb = g.bits_of_mask(exec);
+    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+    let (lf, ls, lj) = (
+        g.label("st_spaced"),
+        g.label("st_scatter"),
+        g.label("st_spaced_join"),
+    );
+    g.line(&format!("br i1 {full}, label %{lf}, label %{ls}"));
+    g.emit_label(&lf);
+    let vty = vt::<W>(bits);
+    let vp = g.def(&format!("bitcast [{W} x i64]* %spaced_val to {vty}*"));
+    g.line(&format!("store {vty} {v}, {vty}* {vp}, align 64"));
+    let base = g.def(&format!("bitcast [{W} x i64]* %spaced_val to i{bits}*"));
+    for i in 0..W {
+        // Read back volatile, so LLVM does not turn the copy into
+        // extracts from the vector registers again.
+        let pv = g.def(&format!("getelementptr i{bits}, i{bits}* {base}, i32 {i}"));
+        let x = g.def(&format!(
+            "load volatile i{bits}, i{bits}* {pv}, align {}",
+            bits / 8
+        ));
+        let a = g.def(&format!("add i64 {h0}, {}", l.offset(i)));
+        let p = g.def(&format!("inttoptr i64 {a} to i{bits}*"));
+        g.line(&format!(
+            "store i{bits} {x}, i{bits}* {p}, align {}",
+            bits / 8
+        ));
+    }
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&ls);
+    scatter_from(g, h0, idx, bits, v, exec);
+    g.line(&format!("br label %{lj}"));
+    g.emit_label(&lj);
 }
 
 fn gather_from<const W: u32>(g: &mut Gen<W>, h: &str, idx: &str, bits: u32, exec: &str) -> String {

@@ -1250,3 +1250,36 @@ fn lanes_reading_a_shared_column_get_their_own_rows_words() {
         }
     }
 }
+
+#[test]
+fn lanes_writing_a_shared_column_and_copying_rows_out() {
+    for block in [64u32, 40] {
+        let n = (block * 2) as usize;
+        let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761)).collect();
+        let want: Vec<u32> = (0..n)
+            .flat_map(|i| (0..33).map(move |j| (i, j)))
+            .map(|(i, j)| if j == 5 { input[i] } else { i as u32 * 100 + j })
+            .collect();
+        for (backend, dev) in devices() {
+            let m = module(&dev);
+            let k = kernel(&m, "spaced_rows", backend, [block, 1, 1]);
+            let inp = dev.buffer_from(&input).unwrap();
+            let out = dev.buffer_zeroed(n * 33 * 4).unwrap();
+            k.launch(
+                [2, 1, 1],
+                [block, 1, 1],
+                0,
+                &[Arg::Buffer(&inp), Arg::Buffer(&out)],
+            )
+            .unwrap();
+            assert_eq!(u32s(&out), want, "{backend:?}, blocks of {block}");
+            if backend == Backend::Cpu {
+                // Full warps store each lane's word by itself (see
+                // `scatter_spaced`), unless AVX-512 scatters them.
+                let c = k.compiled([block, 1, 1]);
+                let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+                assert!(ir.contains("st_spaced") || ir.contains("+avx512f"));
+            }
+        }
+    }
+}
