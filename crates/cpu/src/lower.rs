@@ -2151,8 +2151,7 @@ fn gather_spaced<const W: u32>(
         |g| {
             let mut v = "undef".to_string();
             for i in 0..W {
-                let a = g.def(&format!("add i64 {h0}, {}", l.offset(i)));
-                let p = g.def(&format!("inttoptr i64 {a} to i{bits}*"));
+                let p = spaced_lane_ptr(g, h0, l, i, bits);
                 let x = g.def(&format!("load i{bits}, i{bits}* {p}, align {}", bits / 8));
                 v = g.def(&format!("insertelement {vty} {v}, i{bits} {x}, i32 {i}"));
             }
@@ -2160,6 +2159,13 @@ fn gather_spaced<const W: u32>(
         },
         |g| gather_from(g, h0, idx, bits, exec),
     )
+}
+
+/// Lane `i`'s element pointer: lane 0's address `h0` plus the lane's
+/// constant offset in form `l` (see `gather_spaced`, `scatter_spaced`).
+fn spaced_lane_ptr<const W: u32>(g: &mut Gen<W>, h0: &str, l: &Lanes, i: u32, bits: u32) -> String {
+    let a = g.def(&format!("add i64 {h0}, {}", l.offset(i)));
+    g.def(&format!("inttoptr i64 {a} to i{bits}*"))
 }
 
 /// `scatter_from` for lanes at fixed distances from lane 0's address
@@ -2201,8 +2207,7 @@ fn scatter_spaced<const W: u32>(
             "load volatile i{bits}, i{bits}* {pv}, align {}",
             bits / 8
         ));
-        let a = g.def(&format!("add i64 {h0}, {}", l.offset(i)));
-        let p = g.def(&format!("inttoptr i64 {a} to i{bits}*"));
+        let p = spaced_lane_ptr(g, h0, l, i, bits);
         g.line(&format!(
             "store i{bits} {x}, i{bits}* {p}, align {}",
             bits / 8

@@ -106,33 +106,34 @@ impl<'a> Kernel<'a> {
         let entry = *p.order.first()?;
         let succs = |b: usize| successors(f, BlockId(b as u32));
         let dom = Dominators::new(f.blocks.len(), entry.0 as usize, &succs);
-        let mut k = Kernel {
+        let mut def_at: Vec<Vec<At>> = vec![Vec::new(); f.regs.len()];
+        let mut used_at: Vec<Vec<At>> = vec![Vec::new(); f.regs.len()];
+        for (b, blk) in f.blocks.iter().filter(|(b, _)| dom.reachable(b.0 as usize)) {
+            for (j, i) in blk.insts.iter().enumerate() {
+                if matches!(
+                    i.kind,
+                    InstKind::Call { .. }
+                        | InstKind::CallIndirect { .. }
+                        | InstKind::Builtin { .. }
+                ) {
+                    return None;
+                }
+                for d in defs(&i.kind) {
+                    def_at[d.0 as usize].push((b, j));
+                }
+                for r in uses(i) {
+                    used_at[r.0 as usize].push((b, j));
+                }
+            }
+        }
+        Some(Kernel {
             f,
             order: &p.order,
             entry,
             dom,
-            def_at: vec![Vec::new(); f.regs.len()],
-            used_at: vec![Vec::new(); f.regs.len()],
-        };
-        let mut def_at = std::mem::take(&mut k.def_at);
-        let mut used_at = std::mem::take(&mut k.used_at);
-        for (at, i) in k.insts() {
-            if matches!(
-                i.kind,
-                InstKind::Call { .. } | InstKind::CallIndirect { .. } | InstKind::Builtin { .. }
-            ) {
-                return None;
-            }
-            for d in defs(&i.kind) {
-                def_at[d.0 as usize].push(at);
-            }
-            for r in uses(i) {
-                used_at[r.0 as usize].push(at);
-            }
-        }
-        k.def_at = def_at;
-        k.used_at = used_at;
-        Some(k)
+            def_at,
+            used_at,
+        })
     }
 
     fn live(&self, b: BlockId) -> bool {
@@ -649,35 +650,39 @@ impl Array<'_, '_> {
     fn canonicalising_loads(&self) -> Option<Vec<At>> {
         let k = self.k;
         let everyone = self.slot_states(None);
-        let mut by_thread: HashMap<u32, Vec<u8>> = HashMap::new();
+        // Per thread c that reads its slot by name: the blocks other
+        // threads reach, and what may be in c's slot where each starts.
+        let mut by_thread: HashMap<u32, (Vec<bool>, Vec<u8>)> = HashMap::new();
         let mut canon = Vec::new();
         for &b in k.order {
             if !k.live(b) {
                 continue;
             }
+            let mut state = everyone[b.0 as usize];
             for (j, i) in k.f.blocks[b].insts.iter().enumerate() {
+                let before = state;
+                state = self.step(state, i, (b, j), None);
                 let InstKind::Ld { addr, ty, dsts, .. } = &i.kind else {
                     continue;
                 };
                 let whole = dsts.len() == 1 && u64::from(ty.bits()) == self.size * 8;
                 let owner_state = match addr.base {
-                    AddrBase::Reg(s) if self.slots.contains(&s) => (whole && addr.offset == 0)
-                        .then(|| self.upto(b, j, everyone[b.0 as usize], None)),
+                    AddrBase::Reg(s) if self.slots.contains(&s) => {
+                        (whole && addr.offset == 0).then_some(before)
+                    }
                     AddrBase::Symbol(Symbol::Global(h)) if h == self.g => {
                         let c = u64::try_from(addr.offset)
                             .ok()
                             .filter(|o| whole && o % self.size == 0)
                             .and_then(|o| u32::try_from(o / self.size).ok());
-                        match c {
-                            Some(c) if !k.reached_unless(c)[b.0 as usize] => {
-                                let only_c = Some(Assume::Is(c));
-                                let states = by_thread
-                                    .entry(c)
-                                    .or_insert_with(|| self.slot_states(only_c));
-                                Some(self.upto(b, j, states[b.0 as usize], only_c))
-                            }
-                            _ => None,
-                        }
+                        c.and_then(|c| {
+                            let only_c = Some(Assume::Is(c));
+                            let (others, states) = by_thread
+                                .entry(c)
+                                .or_insert_with(|| (k.reached_unless(c), self.slot_states(only_c)));
+                            (!others[b.0 as usize])
+                                .then(|| self.upto(b, j, states[b.0 as usize], only_c))
+                        })
                     }
                     _ => continue,
                 };

@@ -1213,8 +1213,38 @@ fn branches_on_lane_flags_made_before_a_loop() {
                         &[Arg::Buffer(&out), Arg::U32(n), Arg::U32(pick)],
                     )
                     .unwrap();
-                assert_eq!(u32s(&out), want, "{backend:?} block {block} n {n} pick {pick}");
+                assert_eq!(
+                    u32s(&out),
+                    want,
+                    "{backend:?} block {block} n {n} pick {pick}"
+                );
             }
+        }
+    }
+}
+
+/// Kernel `name` over two blocks of `block` threads, reading `input` and
+/// writing as many words as `want` has, on both backends, against `want`;
+/// the compiled code must take the lowering labelled `path`, unless
+/// AVX-512 does the access otherwise.
+fn spaced_launch(name: &str, block: u32, input: &[u32], want: &[u32], path: &str) {
+    for (backend, dev) in devices() {
+        let m = module(&dev);
+        let k = kernel(&m, name, backend, [block, 1, 1]);
+        let inp = dev.buffer_from(input).unwrap();
+        let out = dev.buffer_zeroed(want.len() * 4).unwrap();
+        k.launch(
+            [2, 1, 1],
+            [block, 1, 1],
+            0,
+            &[Arg::Buffer(&inp), Arg::Buffer(&out)],
+        )
+        .unwrap();
+        assert_eq!(u32s(&out), want, "{backend:?}, blocks of {block}");
+        if backend == Backend::Cpu {
+            let c = k.compiled([block, 1, 1]);
+            let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+            assert!(ir.contains(path) || ir.contains("+avx512f"), "{path}");
         }
     }
 }
@@ -1223,31 +1253,14 @@ fn branches_on_lane_flags_made_before_a_loop() {
 fn lanes_reading_a_shared_column_get_their_own_rows_words() {
     for block in [64u32, 40] {
         let n = (block * 2) as usize;
-        let input: Vec<u32> = (0..n as u32 * 33).map(|i| i.wrapping_mul(2654435761)).collect();
+        let input: Vec<u32> = (0..n as u32 * 33)
+            .map(|i| i.wrapping_mul(2654435761))
+            .collect();
         let want: Vec<u32> = (0..n)
             .flat_map(|i| [input[i * 33 + 5], input[i * 33 + 32]])
             .collect();
-        for (backend, dev) in devices() {
-            let m = module(&dev);
-            let k = kernel(&m, "spaced_columns", backend, [block, 1, 1]);
-            let inp = dev.buffer_from(&input).unwrap();
-            let out = dev.buffer_zeroed(n * 8).unwrap();
-            k.launch(
-                [2, 1, 1],
-                [block, 1, 1],
-                0,
-                &[Arg::Buffer(&inp), Arg::Buffer(&out)],
-            )
-            .unwrap();
-            assert_eq!(u32s(&out), want, "{backend:?}, blocks of {block}");
-            if backend == Backend::Cpu {
-                // Full warps load each lane's word by itself (see
-                // `gather_spaced`), unless AVX-512 gathers them.
-                let c = k.compiled([block, 1, 1]);
-                let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
-                assert!(ir.contains("ld_spaced") || ir.contains("+avx512f"));
-            }
-        }
+        // Full warps load each lane's word by itself (`gather_spaced`).
+        spaced_launch("spaced_columns", block, &input, &want, "ld_spaced");
     }
 }
 
@@ -1260,26 +1273,7 @@ fn lanes_writing_a_shared_column_and_copying_rows_out() {
             .flat_map(|i| (0..33).map(move |j| (i, j)))
             .map(|(i, j)| if j == 5 { input[i] } else { i as u32 * 100 + j })
             .collect();
-        for (backend, dev) in devices() {
-            let m = module(&dev);
-            let k = kernel(&m, "spaced_rows", backend, [block, 1, 1]);
-            let inp = dev.buffer_from(&input).unwrap();
-            let out = dev.buffer_zeroed(n * 33 * 4).unwrap();
-            k.launch(
-                [2, 1, 1],
-                [block, 1, 1],
-                0,
-                &[Arg::Buffer(&inp), Arg::Buffer(&out)],
-            )
-            .unwrap();
-            assert_eq!(u32s(&out), want, "{backend:?}, blocks of {block}");
-            if backend == Backend::Cpu {
-                // Full warps store each lane's word by itself (see
-                // `scatter_spaced`), unless AVX-512 scatters them.
-                let c = k.compiled([block, 1, 1]);
-                let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
-                assert!(ir.contains("st_spaced") || ir.contains("+avx512f"));
-            }
-        }
+        // Full warps store each lane's word by itself (`scatter_spaced`).
+        spaced_launch("spaced_rows", block, &input, &want, "st_spaced");
     }
 }

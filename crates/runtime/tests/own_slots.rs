@@ -70,8 +70,14 @@ fn sums_kept_in_own_slots_come_back_canonical() {
 #[test]
 fn loaded_bits_read_back_from_an_own_slot_stay_exact() {
     let out = agree("exact_or_sum");
-    assert_eq!(out[2], 0x7fc0_0123, "an even thread's loaded NaN keeps its payload");
-    assert_eq!(out[3], 0x7fff_ffff, "an odd thread's NaN - NaN is canonical");
+    assert_eq!(
+        out[2], 0x7fc0_0123,
+        "an even thread's loaded NaN keeps its payload"
+    );
+    assert_eq!(
+        out[3], 0x7fff_ffff,
+        "an odd thread's NaN - NaN is canonical"
+    );
 }
 
 #[test]
@@ -102,5 +108,8 @@ fn a_tree_reductions_total_read_back_by_thread_0_is_canonical() {
 #[test]
 fn another_threads_slot_read_by_name_keeps_its_exact_bits() {
     let out = agree("other_reads_slot");
-    assert_eq!(out[1], 0x7fc0_0123, "thread 2's loaded NaN, copied by thread 1");
+    assert_eq!(
+        out[1], 0x7fc0_0123,
+        "thread 2's loaded NaN, copied by thread 1"
+    );
 }
