@@ -192,28 +192,57 @@ fn streaming_knob() -> Option<bool> {
     )
 }
 
-/// Bytes of the CPU's last-level cache (32 MiB if the OS does not say).
+/// Bytes of the last-level cache this process can count on (32 MiB if
+/// the OS does not say): the largest cache level, but at most 12 MiB for
+/// each CPU that shares it. No CPU has more per core (Genoa-X: 1152 MiB for
+/// 96 cores); a virtual machine often reports its host's whole cache (300
+/// MiB on a 2-CPU VM here, where a 16 MiB copy already runs faster with
+/// streaming stores), most of which its neighbours use.
 fn last_level_cache() -> u64 {
     static LLC: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     *LLC.get_or_init(|| {
         let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
         (0..8)
-            .filter_map(|i| std::fs::read_to_string(dir.join(format!("index{i}/size"))).ok())
-            .filter_map(|s| {
-                let s = s.trim();
-                let (num, unit) =
-                    s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
-                let n: u64 = num.parse().ok()?;
-                Some(match unit {
-                    "K" => n << 10,
-                    "M" => n << 20,
-                    "G" => n << 30,
-                    _ => n,
-                })
+            .filter_map(|i| {
+                let index = dir.join(format!("index{i}"));
+                let size = parse_cache_size(&std::fs::read_to_string(index.join("size")).ok()?)?;
+                let sharers = std::fs::read_to_string(index.join("shared_cpu_list"))
+                    .ok()
+                    .and_then(|s| count_cpu_list(&s))
+                    .unwrap_or(1);
+                Some(size.min(sharers.max(1) * (12 << 20)))
             })
             .max()
             .unwrap_or(32 << 20)
     })
+}
+
+/// `48K`, `2048K`, `32M` (sysfs cache sizes) in bytes.
+fn parse_cache_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let n: u64 = num.parse().ok()?;
+    Some(match unit {
+        "K" => n << 10,
+        "M" => n << 20,
+        "G" => n << 30,
+        _ => n,
+    })
+}
+
+/// The number of CPUs in a sysfs CPU list such as `0-3,8,10-11`.
+fn count_cpu_list(s: &str) -> Option<u64> {
+    let mut n = 0;
+    for part in s.trim().split(',').filter(|p| !p.is_empty()) {
+        n += match part.split_once('-') {
+            Some((a, b)) => b.parse::<u64>().ok()?.checked_sub(a.parse().ok()?)? + 1,
+            None => {
+                part.parse::<u64>().ok()?;
+                1
+            }
+        };
+    }
+    Some(n)
 }
 
 /// Bytes of the distinct allocations that the launch's 64-bit arguments
@@ -1051,6 +1080,17 @@ mod tests {
     use super::{argument_bytes, grid_fits, own_buffer, OWN_PAD};
     use warpfold_interp::DeviceMemory;
     use warpfold_ir::{Function, Param, ParamBinding, Ty};
+
+    #[test]
+    fn sysfs_cache_sizes_and_cpu_lists_parse() {
+        assert_eq!(parse_cache_size("48K\n"), Some(48 << 10));
+        assert_eq!(parse_cache_size("300M"), Some(300 << 20));
+        assert_eq!(parse_cache_size("K"), None);
+        assert_eq!(count_cpu_list("0-1\n"), Some(2));
+        assert_eq!(count_cpu_list("0-3,8,10-11"), Some(7));
+        assert_eq!(count_cpu_list("3-1"), None);
+        assert_eq!(count_cpu_list("x"), None);
+    }
 
     #[test]
     fn argument_bytes_count_each_buffer_the_pointers_reach_once() {
