@@ -191,6 +191,8 @@ pub(crate) struct Gen<'a, const W: u32> {
     mask_bits: std::collections::HashMap<String, String>,
     /// Element sizes of `@wf_ld_few_*` helpers to define (see `lower`).
     pub(crate) few_loads: std::collections::BTreeSet<u32>,
+    /// Element sizes of `@wf_st_few_*` helpers to define (see `lower`).
+    pub(crate) few_stores: std::collections::BTreeSet<u32>,
     /// (store?, element size) of `@wf_jump_ld_*` / `@wf_jump_st_*` helpers
     /// to define (see `past_jump`).
     pub(crate) jump_helpers: std::collections::BTreeSet<(bool, u32)>,
@@ -1694,6 +1696,7 @@ pub fn emit<const W: u32>(
         slow_index_loads: std::collections::BTreeSet::new(),
         mask_bits: std::collections::HashMap::new(),
         few_loads: std::collections::BTreeSet::new(),
+        few_stores: std::collections::BTreeSet::new(),
         jump_helpers: std::collections::BTreeSet::new(),
         allocas: String::new(),
         lean_barriers: false,
@@ -1965,7 +1968,12 @@ pub fn emit<const W: u32>(
         ir.push_str(&crate::lower::slow_load_fn::<W>(*bits, g.avx512));
     }
     for bits in &g.few_loads {
-        ir.push_str(&crate::lower::few_load_fn::<W>(*bits));
+        let max = crate::lower::few_lanes_max(&g, *bits);
+        ir.push_str(&crate::lower::few_load_fn::<W>(*bits, max));
+    }
+    for bits in &g.few_stores {
+        let max = crate::lower::few_lanes_max(&g, *bits);
+        ir.push_str(&crate::lower::few_store_fn::<W>(*bits, max));
     }
     for (store, bits) in &g.jump_helpers {
         ir.push_str(&crate::past_jump::past_jump_fn::<W>(*store, *bits));

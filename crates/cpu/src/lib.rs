@@ -1077,7 +1077,7 @@ impl Cache {
 
 #[cfg(test)]
 mod tests {
-    use super::{argument_bytes, grid_fits, own_buffer, OWN_PAD};
+    use super::{argument_bytes, count_cpu_list, grid_fits, own_buffer, parse_cache_size, OWN_PAD};
     use warpfold_interp::DeviceMemory;
     use warpfold_ir::{Function, Param, ParamBinding, Ty};
 

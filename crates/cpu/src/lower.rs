@@ -522,13 +522,15 @@ fn load_contig<const W: u32>(
     g.line(&format!("{full} = icmp eq i32 {eb}, {}", full_bits::<W>()));
     let (lf, lm, lj) = (g.label("ld_full"), g.label("ld_masked"), g.label("ld_cj"));
     let mut few = None;
-    if !g.avx512 && owned && W > 4 && g.structured_only {
-        // Only some of the first four lanes (a tree reduction's last
+    let max = few_lanes_max(g, bits);
+    if owned && W > max && g.structured_only {
+        // Only some of the first `max` lanes (a tree reduction's last
         // steps, `s[t] += s[t + d]` for t < d): read just their elements.
         // A whole vector there would straddle two recent stores of the
         // previous steps, and a load that takes bytes from two stores in
         // flight waits for both to reach the cache; a load within one
-        // store takes its bytes straight from it. Otherwise as below.
+        // store takes its bytes straight from it (a masked load never
+        // does). Otherwise as below.
         let start = g.out.len();
         let (check, some, go) = (g.label("ld_fewchk"), g.label("ld_some"), g.label("ld_few"));
         g.line(&format!("br i1 {full}, label %{lf}, label %{check}"));
@@ -537,9 +539,10 @@ fn load_contig<const W: u32>(
         let none = g.def(&format!("icmp eq i32 {eb}, 0"));
         g.line(&format!("br i1 {none}, label %{lm}, label %{some}"));
         g.emit_label(&some);
-        let high = g.def(&format!("and i32 {eb}, -16"));
+        let high = g.def(&format!("and i32 {eb}, -{}", 1u64 << max));
         let low = g.def(&format!("icmp eq i32 {high}, 0"));
-        g.line(&format!("br i1 {low}, label %{go}, label %{lf}"));
+        let other = if g.avx512 { &lm } else { &lf };
+        g.line(&format!("br i1 {low}, label %{go}, label %{other}"));
         g.emit_label(&go);
         // Out of line (inlined by LLVM): region functions' code budget
         // counts text, and this is the same for every such load.
@@ -681,15 +684,31 @@ fn load_split<const W: u32>(
 /// not consecutive: each half-warp (16 lanes at W = 32: a row of a 16-wide block)
 /// reading one address (two scalar loads) or its own consecutive elements
 /// (two half-width loads); else a gather.
-/// `@wf_ld_few_{bits}(p, bits)`: the elements of the lanes of `bits`, all
-/// among the first four (and some set), read with the narrowest load that
-/// covers them: 1, 2 or 4 elements from `p` (see `load_contig`).
-pub(crate) fn few_load_fn<const W: u32>(bits: u32) -> String {
+/// The most lanes, from lane 0, that a shared access of a partial warp
+/// reads or writes with a plain access of just their elements (see
+/// `load_contig`, `store_contig`): four without AVX-512 (measured there),
+/// else what one 512-bit register holds, up to 16 (a tree reduction's
+/// steps of 16, 8, 4, 2 and 1 lanes each read what the step before
+/// stored: 65 -> 21 ns for the five steps here, Xeon).
+pub(crate) fn few_lanes_max<const W: u32>(g: &Gen<W>, bits: u32) -> u32 {
+    if g.avx512 {
+        (512 / bits).min(16)
+    } else {
+        4
+    }
+}
+
+/// `@wf_ld_few_{bits}(p, m)`: the elements of the lanes of `m`, all
+/// among the first `max` (and some set), read with the narrowest load
+/// that covers them: 1, 2, 4, ... `max` elements from `p` (see
+/// `load_contig`).
+pub(crate) fn few_load_fn<const W: u32>(bits: u32, max: u32) -> String {
     let vty = vt::<W>(bits);
     let mut f = format!(
         "define internal {vty} @wf_ld_few_{bits}({vty}* %p, i32 %m) alwaysinline #0 {{\nentry:\n"
     );
-    let mut arm = |n: u32, above: i32, next: &str| {
+    let mut n = 1;
+    while n <= max {
         let idx: Vec<String> = (0..W)
             .map(|i| {
                 if i < n {
@@ -699,22 +718,57 @@ pub(crate) fn few_load_fn<const W: u32>(bits: u32) -> String {
                 }
             })
             .collect();
-        if above != 0 {
+        if n < max {
             f.push_str(&format!(
-                "  %a{n} = and i32 %m, {above}\n  %f{n} = icmp eq i32 %a{n}, 0\n  br i1 %f{n}, label %n{n}, label %{next}\n"
+                "  %a{n} = and i32 %m, -{}\n  %f{n} = icmp eq i32 %a{n}, 0\n  br i1 %f{n}, label %n{n}, label %w{n}\n",
+                2 * n
             ));
         } else {
             f.push_str(&format!("  br label %n{n}\n"));
         }
         f.push_str(&format!(
-            "n{n}:\n  %q{n} = bitcast {vty}* %p to <{n} x i{bits}>*\n  %x{n} = load <{n} x i{bits}>, <{n} x i{bits}>* %q{n}, align {}\n  %v{n} = shufflevector <{n} x i{bits}> %x{n}, <{n} x i{bits}> undef, <{W} x i32> <{}>\n  ret {vty} %v{n}\n{next}:\n",
+            "n{n}:\n  %q{n} = bitcast {vty}* %p to <{n} x i{bits}>*\n  %x{n} = load <{n} x i{bits}>, <{n} x i{bits}>* %q{n}, align {}\n  %v{n} = shufflevector <{n} x i{bits}> %x{n}, <{n} x i{bits}> undef, <{W} x i32> <{}>\n  ret {vty} %v{n}\nw{n}:\n",
             bits / 8,
             idx.join(", ")
         ));
-    };
-    arm(1, -2, "two");
-    arm(2, -4, "four");
-    arm(4, 0, "none");
+        n *= 2;
+    }
+    f.push_str("  unreachable\n}\n\n");
+    f
+}
+
+/// `@wf_st_few_{bits}(p, v, m)`: the elements of `v`'s lanes of `m`, all
+/// among the first `max` (and some set), stored with the narrowest plain
+/// store that covers them, `n` = 1, 2, 4, ... `max` elements from `p`:
+/// of `v` alone when `m` holds all `n` lanes, else blended with the
+/// elements there (only for memory this worker alone writes, with slack
+/// around it: shared memory; see `blend_store`). A masked store gives its
+/// bytes to no later load until it reaches the cache (see `few_lanes_max`).
+pub(crate) fn few_store_fn<const W: u32>(bits: u32, max: u32) -> String {
+    let vty = vt::<W>(bits);
+    let size = bits / 8;
+    let mut f = format!(
+        "define internal void @wf_st_few_{bits}({vty}* %p, {vty} %v, i32 %m) alwaysinline #0 {{\nentry:\n"
+    );
+    let mut n = 1;
+    while n <= max {
+        let t = format!("<{n} x i{bits}>");
+        let idx: Vec<String> = (0..n).map(|i| format!("i32 {i}")).collect();
+        if n < max {
+            f.push_str(&format!(
+                "  %a{n} = and i32 %m, -{}\n  %f{n} = icmp eq i32 %a{n}, 0\n  br i1 %f{n}, label %n{n}, label %w{n}\n",
+                2 * n
+            ));
+        } else {
+            f.push_str(&format!("  br label %n{n}\n"));
+        }
+        let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        f.push_str(&format!(
+            "n{n}:\n  %q{n} = bitcast {vty}* %p to {t}*\n  %x{n} = shufflevector {vty} %v, {vty} undef, <{n} x i32> <{}>\n  %all{n} = icmp eq i32 %m, {all}\n  br i1 %all{n}, label %s{n}, label %b{n}\ns{n}:\n  store {t} %x{n}, {t}* %q{n}, align {size}\n  ret void\nb{n}:\n  %o{n} = load {t}, {t}* %q{n}, align {size}\n  %k{n} = trunc i32 %m to i{n}\n  %kb{n} = bitcast i{n} %k{n} to <{n} x i1>\n  %y{n} = select <{n} x i1> %kb{n}, {t} %x{n}, {t} %o{n}\n  store {t} %y{n}, {t}* %q{n}, align {size}\n  ret void\nw{n}:\n",
+            idx.join(", ")
+        ));
+        n *= 2;
+    }
     f.push_str("  unreachable\n}\n\n");
     f
 }
@@ -888,9 +942,32 @@ fn store_contig<const W: u32>(
     }
     whole(g, &format!("align {size}"));
     g.emit_label(&lm);
+    let max = few_lanes_max(g, bits);
     if owned && !g.avx512 {
         let some = g.def(&format!("icmp ne i32 {eb}, 0"));
         blend_store_if(g, &some, &bp, W, bits, v, exec);
+    } else if owned && W > max && g.structured_only {
+        // Some of the first `max` lanes only: the narrowest plain store
+        // (see `few_store_fn`), so that the next step's narrow loads
+        // (`load_contig`) take their bytes from it.
+        let start = g.out.len();
+        let high = g.def(&format!("and i32 {eb}, -{}", 1u64 << max));
+        let low = g.def(&format!("icmp eq i32 {high}, 0"));
+        let some = g.def(&format!("icmp ne i32 {eb}, 0"));
+        let few = g.def(&format!("and i1 {low}, {some}"));
+        let (lfew, lmask) = (g.label("st_few"), g.label("st_masked"));
+        g.line(&format!("br i1 {few}, label %{lfew}, label %{lmask}"));
+        g.emit_label(&lfew);
+        g.few_stores.insert(bits);
+        g.line(&format!(
+            "call void @wf_st_few_{bits}({}* {bp}, {} {v}, i32 {eb})",
+            vt::<W>(bits),
+            vt::<W>(bits)
+        ));
+        g.line(&format!("br label %{lj}"));
+        g.emit_label(&lmask);
+        g.line(&format!("call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({} {v}, {}* {bp}, i32 {size}, <{W} x i1> {exec})", vt::<W>(bits), vt::<W>(bits)));
+        g.unbudgeted_bytes += g.out.len() - start;
     } else {
         g.line(&format!("call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({} {v}, {}* {bp}, i32 {size}, <{W} x i1> {exec})", vt::<W>(bits), vt::<W>(bits)));
     }

@@ -1,7 +1,9 @@
 //! The last steps of tree reductions after barriers, where a few of the
 //! first lanes run (prefixes and not): the compiled backend, which reads
-//! just those lanes' elements there without AVX-512, must give the host
-//! model's and the interpreter's sums at every warp width.
+//! just those lanes' elements there (the first 4 without AVX-512, up to 16
+//! with it, where it also stores them with plain narrow stores, blended
+//! with the elements of the lanes off), must give the host model's and the
+//! interpreter's sums at every warp width.
 
 use warpfold::{Arg, Backend, Device};
 
@@ -66,6 +68,74 @@ fn few_lanes_of_a_tree_reductions_last_steps_read_what_the_step_before_stored() 
                 want,
                 "{backend:?} {width:?} {picks:?}"
             );
+        }
+    }
+}
+
+/// `tree_picks` on the host: steps of 16, 8, 4, 2 and 1, thread t < d of
+/// a step adding when bit t of its pick is set.
+fn expected_picks(input: &[i32], picks: [u32; 5]) -> Vec<i32> {
+    let mut out = Vec::new();
+    for block in input.chunks(64) {
+        let mut s = block.to_vec();
+        for (d, pick) in [16usize, 8, 4, 2, 1].into_iter().zip(picks) {
+            let old = s.clone();
+            for t in (0..d).filter(|t| (pick >> t) & 1 != 0) {
+                s[t] = old[t].wrapping_add(old[t + d]);
+            }
+        }
+        out.extend(s);
+    }
+    out
+}
+
+#[test]
+fn steps_of_up_to_sixteen_lanes_store_and_reload_the_lanes_that_run() {
+    let input: Vec<i32> = (0..128).map(|i| (i * 104_729 % 2001) - 1000).collect();
+    let all = [0xffff, 0xff, 0xf, 0x3, 0x1];
+    let picks = [
+        all,
+        // Gaps inside each step's lanes: the narrow stores blend.
+        [0x8001, 0x81, 0x9, 0x2, 0x1],
+        [0x7ffe, 0x7e, 0x6, 0x1, 0x0],
+        [0x00ff, 0x0f, 0x3, 0x3, 0x1],
+        [0x5555, 0xaa, 0x5, 0x2, 0x1],
+        [0x8000, 0x80, 0x8, 0x2, 0x0],
+        [0, 0, 0, 0, 0],
+    ];
+    for picks in picks {
+        let want = expected_picks(&input, picks);
+        for (backend, width) in [
+            (Backend::Interp, None),
+            (Backend::Cpu, None),
+            (Backend::Cpu, Some(16)),
+            (Backend::Cpu, Some(8)),
+        ] {
+            let dev = Device::new().with_backend(backend).with_warp_width(width);
+            let m = dev
+                .load_ptx_named(include_str!("kernels/tree_tails.ptx"), "tree_tails.ptx")
+                .expect("loads");
+            let k = m.kernel("tree_picks").unwrap();
+            assert_eq!(k.effective_backend([64, 1, 1]).0, backend);
+            let a = dev.buffer_from(&input).unwrap();
+            let out = dev.buffer_zeroed(128 * 4).unwrap();
+            let mut args = vec![Arg::Buffer(&a), Arg::Buffer(&out)];
+            args.extend(picks.iter().map(|p| Arg::U32(*p)));
+            k.launch([2, 1, 1], [64, 1, 1], 0, &args).unwrap();
+            assert_eq!(
+                out.to_vec::<i32>().unwrap(),
+                want,
+                "{backend:?} {width:?} {picks:x?}"
+            );
+            // Where the code has 32 lanes of AVX-512, the steps take the
+            // narrow stores.
+            if backend == Backend::Cpu && width.is_none() {
+                let c = k.compiled([64, 1, 1]);
+                let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+                let avx512 = std::is_x86_feature_detected!("avx512f")
+                    && std::env::var("WARPFOLD_CPU").is_err();
+                assert_eq!(ir.contains("@wf_st_few_32"), avx512, "narrow stores");
+            }
         }
     }
 }
