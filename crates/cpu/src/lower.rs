@@ -701,7 +701,9 @@ pub(crate) fn few_lanes_max<const W: u32>(g: &Gen<W>, bits: u32) -> u32 {
 /// `@wf_ld_few_{bits}(p, m)`: the elements of the lanes of `m`, all
 /// among the first `max` (and some set), read with the narrowest load
 /// that covers them: 1, 2, 4, ... `max` elements from `p` (see
-/// `load_contig`).
+/// `load_contig`), the other lanes zero. Not undefined: LLVM would read
+/// them with the same load, widened (a 16-lane add from memory where 8
+/// lanes were asked, which straddles the step before's store again).
 pub(crate) fn few_load_fn<const W: u32>(bits: u32, max: u32) -> String {
     let vty = vt::<W>(bits);
     let mut f = format!(
@@ -714,20 +716,20 @@ pub(crate) fn few_load_fn<const W: u32>(bits: u32, max: u32) -> String {
                 if i < n {
                     format!("i32 {i}")
                 } else {
-                    "i32 undef".into()
+                    format!("i32 {n}")
                 }
             })
             .collect();
         if n < max {
             f.push_str(&format!(
                 "  %a{n} = and i32 %m, -{}\n  %f{n} = icmp eq i32 %a{n}, 0\n  br i1 %f{n}, label %n{n}, label %w{n}\n",
-                2 * n
+                1u64 << n
             ));
         } else {
             f.push_str(&format!("  br label %n{n}\n"));
         }
         f.push_str(&format!(
-            "n{n}:\n  %q{n} = bitcast {vty}* %p to <{n} x i{bits}>*\n  %x{n} = load <{n} x i{bits}>, <{n} x i{bits}>* %q{n}, align {}\n  %v{n} = shufflevector <{n} x i{bits}> %x{n}, <{n} x i{bits}> undef, <{W} x i32> <{}>\n  ret {vty} %v{n}\nw{n}:\n",
+            "n{n}:\n  %q{n} = bitcast {vty}* %p to <{n} x i{bits}>*\n  %x{n} = load <{n} x i{bits}>, <{n} x i{bits}>* %q{n}, align {}\n  %v{n} = shufflevector <{n} x i{bits}> %x{n}, <{n} x i{bits}> zeroinitializer, <{W} x i32> <{}>\n  ret {vty} %v{n}\nw{n}:\n",
             bits / 8,
             idx.join(", ")
         ));
@@ -757,7 +759,7 @@ pub(crate) fn few_store_fn<const W: u32>(bits: u32, max: u32) -> String {
         if n < max {
             f.push_str(&format!(
                 "  %a{n} = and i32 %m, -{}\n  %f{n} = icmp eq i32 %a{n}, 0\n  br i1 %f{n}, label %n{n}, label %w{n}\n",
-                2 * n
+                1u64 << n
             ));
         } else {
             f.push_str(&format!("  br label %n{n}\n"));
