@@ -1174,11 +1174,10 @@ fn load<const W: u32>(
         return load_per_lane(g, addr, space, ty, dsts, exec, per_lane);
     };
     // A jump inside the warp (rare): the lanes through one call (see
-    // `past_jump`), or with AVX-512 a gather in line.
+    // `past_jump`). With AVX-512 too: a gather in line cost a 3-D
+    // stencil's JIT 120 of its 410 ms (LLVM passes 71 -> 34 ms, code
+    // generation 337 -> 252 ms).
     let jump_side = |g: &mut Gen<W>| {
-        if g.avx512 {
-            return load_per_lane(g, addr, space, ty, dsts, exec, gather_elems);
-        }
         loads_past_jump(g, &h0, &l, k.as_deref(), ty, dsts, exec)
     };
     let n = dsts.len() as i64;
@@ -1242,13 +1241,6 @@ fn load<const W: u32>(
         }
     }
     rejoin_after_jump(g, split, jump_side)
-}
-
-/// Elements at host addresses `h`: one gather (AVX-512 only, on the rare
-/// side of a jump; see `past_jump`).
-fn gather_elems<const W: u32>(g: &mut Gen<W>, h: &str, bits: u32, exec: &str) -> String {
-    let ps = g.def(&format!("inttoptr <{W} x i64> {h} to <{W} x i{bits}*>"));
-    gather(g, &ps, bits, exec)
 }
 
 /// Whether a global access of one `bits`-wide element at `addr` reads or
@@ -1904,9 +1896,6 @@ fn store<const W: u32>(
     };
     // A jump inside the warp (rare): as in `load`.
     let jump_side = |g: &mut Gen<W>| {
-        if g.avx512 {
-            return store_per_lane(g, addr, space, ty, srcs, exec, scatter_elems);
-        }
         stores_past_jump(g, &h0, &l, k.as_deref(), bits, srcs, exec)
     };
     let n = srcs.len() as i64;
