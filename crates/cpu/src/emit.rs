@@ -217,6 +217,9 @@ pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) hot_anyway: Vec<bool>,
     /// Per block id: the block lies on a cycle (a loop).
     pub(crate) in_loop: Vec<bool>,
+    /// Per block id: the block advances a grid-stride loop (see
+    /// `grid_stride`).
+    pub(crate) grid_stride: Vec<bool>,
     /// Index of the instruction being lowered in its block.
     pub(crate) cur_inst: usize,
     /// Per block id: the load that prefetches by its stride (instruction
@@ -551,17 +554,15 @@ impl<'a, const W: u32> Gen<'a, W> {
     }
 
     /// The state slot where the load being lowered keeps its last
-    /// address: the first global load of a block in a loop has one (a
+    /// address: the first global load of a block in a loop that prefetches
+    /// (see `lower::stride_prefetch_for`) has one (a
     /// loop's later loads mostly read next to it: a stencil's seven, a
     /// row and its neighbours), while slots last.
     pub(crate) fn stride_slot(&mut self) -> Option<usize> {
-        if self.stride_at == 0
-            || !self
-                .in_loop
-                .get(self.cur_id as usize)
-                .copied()
-                .unwrap_or(false)
-        {
+        let id = self.cur_id as usize;
+        let in_loop = self.in_loop.get(id).copied().unwrap_or(false);
+        let grid_stride = self.grid_stride.get(id).copied().unwrap_or(false);
+        if self.stride_at == 0 || !crate::lower::stride_prefetch_for(in_loop, grid_stride) {
             return None;
         }
         let next = self.stride_slots.len();
@@ -1627,19 +1628,19 @@ pub fn emit<const W: u32>(
         off = off.div_ceil(128) * 128;
     }
     let in_loop = blocks_in_loops(p);
-    let loads_in_loops = crate::lower::stride_prefetch_enabled()
-        && p.order.iter().enumerate().any(|(id, b)| {
-            in_loop[id]
-                && f.blocks[*b].insts.iter().any(|i| {
+    let grid_stride = crate::grid_stride::grid_stride_blocks(p, &in_loop);
+    let loads_in_loops = p.order.iter().enumerate().any(|(id, b)| {
+        crate::lower::stride_prefetch_for(in_loop[id], grid_stride[id])
+            && f.blocks[*b].insts.iter().any(|i| {
                     matches!(
                         i.kind,
                         InstKind::Ld {
                             space: Space::Global,
                             ..
-                        }
-                    )
-                })
-        });
+                    }
+                )
+            })
+    });
     let stride_at = if loads_in_loops { off } else { 0 };
     if loads_in_loops {
         off += 8 * STRIDE_SLOTS;
@@ -1709,6 +1710,7 @@ pub fn emit<const W: u32>(
             .map(|(first, free_loop)| first || free_loop)
             .collect(),
         in_loop,
+        grid_stride,
         cur_inst: 0,
         stride_slots: std::collections::HashMap::new(),
         stride_at,

@@ -13,6 +13,7 @@
 mod disk_cache;
 mod dom;
 mod emit;
+mod grid_stride;
 mod helpers;
 mod indexed;
 mod interleave;

@@ -1634,30 +1634,54 @@ const GROUP_PREFETCH_AHEAD: i64 = 4;
 /// `prefetch_stride`).
 const STRIDE_PREFETCH_AHEAD: i64 = 8;
 
-/// Whether loads in loops prefetch by their stride (`prefetch_stride`):
-/// only when `WARPFOLD_PREFETCH=stride` asks. On this machine (Zen 3, a
-/// VM) they gained nothing anywhere in the suite and cost the 256-bin
-/// histogram's grid-stride loop its 20 instructions a trip (interleaved
-/// A/B, prefetch off against on: histogram 6.9 against 7.5-8.4 ms at 2,
-/// 4 and 8 trips ahead, 12.6 against 14.3 ms on one core; stencil3d,
-/// sgemm, nbody and transpose within 4%). Where hardware prefetchers stop
-/// at page boundaries less well, it may pay.
-pub(crate) fn stride_prefetch_enabled() -> bool {
-    std::env::var("WARPFOLD_PREFETCH").is_ok_and(|v| v == "stride")
+/// Whether a load in a block in a loop (`in_loop`), in a grid-stride loop
+/// or not (`grid_stride`, see `crate::grid_stride`), prefetches by its
+/// stride (`prefetch_stride`): every loop with `WARPFOLD_PREFETCH=stride`,
+/// none with `off`, else grid-stride loops on Intel CPUs, each of whose
+/// trips jumps the grid's width (the histogram's 1 MiB: every load waited
+/// for memory, half its time). On Zen 3 (a VM) prefetching gained nothing
+/// anywhere in the suite and cost the histogram's loop its 20
+/// instructions a trip (interleaved A/B, off against on: 6.9 against
+/// 7.5-8.4 ms at 2, 4 and 8 trips ahead; stencil3d, sgemm, nbody and
+/// transpose within 4%). On a Xeon (Emerald Rapids, a VM) the histogram
+/// ran 25% faster with it (10th percentile of 100 launches 8.1 against
+/// 9.1 ms, median 11.4 against 16.4), but stencil3d 30% slower and sgemm
+/// no faster: hence grid-stride loops only.
+pub(crate) fn stride_prefetch_for(in_loop: bool, grid_stride: bool) -> bool {
+    if !in_loop {
+        return false;
+    }
+    match std::env::var("WARPFOLD_PREFETCH").ok().as_deref() {
+        Some("stride") => true,
+        Some("off") => false,
+        _ => grid_stride && intel_host(),
+    }
+}
+
+/// Whether this CPU is an Intel one (CPUID vendor `GenuineIntel`).
+fn intel_host() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let r = std::arch::x86_64::__cpuid(0);
+        let mut vendor = [0u8; 12];
+        vendor[..4].copy_from_slice(&r.ebx.to_le_bytes());
+        vendor[4..8].copy_from_slice(&r.edx.to_le_bytes());
+        vendor[8..].copy_from_slice(&r.ecx.to_le_bytes());
+        &vendor == b"GenuineIntel"
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
 /// A load in a loop whose lane-0 address `h0` moves by a stride the
 /// hardware prefetchers do not follow (256 B to 64 MiB forward: a
 /// grid-stride loop, a walk down the planes of a 3-D stencil or the rows
 /// of a matrix tile) prefetches the 128 bytes it will read
-/// `STRIDE_PREFETCH_AHEAD` trips later (see `stride_prefetch_enabled`).
+/// `STRIDE_PREFETCH_AHEAD` trips later (see `stride_prefetch_for`).
 /// The stride is learnt at run time: the load keeps its last address in
 /// the warp state. Prefetches never fault, so a stride that changes costs
 /// nothing but the instructions.
 fn prefetch_stride<const W: u32>(g: &mut Gen<W>, h0: &str) {
-    if !stride_prefetch_enabled() {
-        return;
-    }
     let Some(slot) = g.stride_slot() else { return };
     let p = g.state_ptr(slot, "i64");
     let prev = g.def(&format!("load i64, i64* {p}"));

@@ -925,23 +925,44 @@ fn streaming_stores_write_what_cached_stores_write() {
     }
 }
 
-/// Grid-stride sums with loads that prefetch by their stride, which only
-/// `WARPFOLD_PREFETCH=stride` turns on: compilation reads the knob, so the
-/// test runs again in a process of its own that has it (and checks there
-/// that the prefetch is emitted; here, that it is not).
+/// Grid-stride sums with loads that prefetch by their stride: by default
+/// on Intel CPUs only (grid-stride loops), in every loop with
+/// `WARPFOLD_PREFETCH=stride`, never with `off`. Compilation reads the
+/// knob, so the test runs again in processes of their own that have it,
+/// and checks in each whether the prefetch is emitted.
 #[test]
 fn stride_prefetch_leaves_grid_stride_sums_alone() {
     let knob = std::env::var("WARPFOLD_PREFETCH").ok();
     if knob.is_none() {
-        let status = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "stride_prefetch_leaves_grid_stride_sums_alone"])
-            .env("WARPFOLD_PREFETCH", "stride")
-            .env("WARPFOLD_CACHE_DIR", "off")
-            .status()
-            .unwrap();
-        assert!(status.success(), "with WARPFOLD_PREFETCH=stride");
+        for value in ["stride", "off"] {
+            let status = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "stride_prefetch_leaves_grid_stride_sums_alone"])
+                .env("WARPFOLD_PREFETCH", value)
+                .env("WARPFOLD_CACHE_DIR", "off")
+                .status()
+                .unwrap();
+            assert!(status.success(), "with WARPFOLD_PREFETCH={value}");
+        }
     }
-    grid_stride_sums(knob.as_deref().map(|k| k == "stride"));
+    let want = match knob.as_deref() {
+        Some("stride") => true,
+        Some("off") => false,
+        _ => intel_host(),
+    };
+    grid_stride_sums(Some(want));
+}
+
+/// Whether this is an Intel CPU (CPUID vendor `GenuineIntel`).
+fn intel_host() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let r = std::arch::x86_64::__cpuid(0);
+        let words = [r.ebx, r.edx, r.ecx];
+        let vendor: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        vendor == b"GenuineIntel"
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
 }
 
 /// `prefetched`: whether the IR must (or must not) have stride prefetches.

@@ -1,0 +1,160 @@
+//! Grid-stride loops (`for (i = ...; i < n; i += gridDim.x * blockDim.x)`),
+//! the common way a CUDA kernel covers more data than it has threads: each
+//! trip of a warp reads the whole grid's width further on, megabytes away,
+//! a stride the hardware prefetchers do not follow. Their global loads
+//! prefetch by their stride (see `lower::prefetch_stride`).
+
+use crate::prepare::Prepared;
+use warpfold_ir::*;
+
+/// What a register holds, as far as grid strides go.
+#[derive(Clone, Copy, PartialEq)]
+enum Held {
+    Other,
+    /// `%ntid.x`.
+    BlockWidth,
+    /// `%nctaid.x`.
+    GridWidth,
+    /// Their product: the grid's threads in x.
+    Threads,
+}
+
+/// Per block id of `p`: whether the block lies on a loop (`in_loop`) and
+/// adds the grid's threads in x (`nctaid.x * ntid.x`, in either order,
+/// through copies) to a register, the loop's index. Only registers with
+/// one unguarded definition count (PTX registers may be written again).
+pub(crate) fn grid_stride_blocks(p: &Prepared, in_loop: &[bool]) -> Vec<bool> {
+    let f = &p.func;
+    let n = f.regs.len();
+    let mut defs = vec![0u32; n];
+    let all = || p.order.iter().flat_map(|b| f.blocks[*b].insts.iter());
+    for i in all() {
+        for r in crate::uniform::defs(&i.kind) {
+            defs[r.0 as usize] += 1;
+        }
+    }
+    let single = |r: Reg| defs[r.0 as usize] == 1;
+    let mut held = vec![Held::Other; n];
+    let of = |held: &[Held], v: &Value| match v {
+        Value::Reg(r) => held[r.0 as usize],
+        _ => Held::Other,
+    };
+    // Copies may come before their source in block order: a few passes.
+    for _ in 0..3 {
+        for i in all().filter(|i| i.guard.is_none()) {
+            let (dst, what) = match &i.kind {
+                InstKind::ReadSpecial { dst, sreg } => (
+                    *dst,
+                    match sreg {
+                        Special::Ntid(0) => Held::BlockWidth,
+                        Special::Nctaid(0) => Held::GridWidth,
+                        _ => Held::Other,
+                    },
+                ),
+                InstKind::Mov { dst, src, .. } => (*dst, of(&held, src)),
+                InstKind::Int {
+                    op: IntOp::MulLo,
+                    dst,
+                    args,
+                    ..
+                } if args.len() == 2 => {
+                    let pair = (of(&held, &args[0]), of(&held, &args[1]));
+                    let threads = matches!(
+                        pair,
+                        (Held::BlockWidth, Held::GridWidth) | (Held::GridWidth, Held::BlockWidth)
+                    );
+                    (*dst, if threads { Held::Threads } else { Held::Other })
+                }
+                _ => continue,
+            };
+            if single(dst) {
+                held[dst.0 as usize] = what;
+            }
+        }
+    }
+    p.order
+        .iter()
+        .enumerate()
+        .map(|(id, b)| {
+            in_loop[id]
+                && f.blocks[*b].insts.iter().any(|i| match &i.kind {
+                    InstKind::Int {
+                        op: IntOp::Add,
+                        dst,
+                        args,
+                        ..
+                    } if args.len() == 2 => {
+                        let steps = |a: &Value, s: &Value| {
+                            *a == Value::Reg(*dst) && of(&held, s) == Held::Threads
+                        };
+                        steps(&args[0], &args[1]) || steps(&args[1], &args[0])
+                    }
+                    _ => false,
+                })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid_stride_blocks;
+
+    /// Kernel `k` whose loop adds `step` (PTX computing `%r4` from `%r2`
+    /// and `%r3`) to its index: which blocks are grid-stride loops.
+    fn marked(step: &str) -> Vec<bool> {
+        let src = format!(
+            r#".version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p, .param .u32 n)
+{{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p];
+    ld.param.u32 %r5, [n];
+    mov.u32 %r1, %tid.x;
+{step}
+LOOP:
+    mul.wide.s32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.u32 %r6, [%rd3];
+    add.s32 %r1, %r1, %r4;
+    setp.lt.s32 %p1, %r1, %r5;
+    @%p1 bra LOOP;
+    ret;
+}}
+"#
+        );
+        let m = warpfold_ptx::load(&src).expect("parses");
+        let (k, _) = m.kernels().next().expect("kernel");
+        let p = crate::prepare::prepare(&m, k, None, &|_| true).expect("prepares");
+        let in_loop = crate::emit::blocks_in_loops(&p);
+        grid_stride_blocks(&p, &in_loop)
+    }
+
+    #[test]
+    fn a_loop_stepping_by_the_grids_threads_in_x_is_a_grid_stride_loop() {
+        for step in [
+            "mov.u32 %r2, %ntid.x;\n mov.u32 %r3, %nctaid.x;\n mul.lo.s32 %r4, %r2, %r3;",
+            "mov.u32 %r2, %nctaid.x;\n mov.u32 %r3, %ntid.x;\n mul.lo.s32 %r7, %r2, %r3;\n mov.u32 %r4, %r7;",
+        ] {
+            let m = marked(step);
+            assert_eq!(m.iter().filter(|b| **b).count(), 1, "{step}");
+        }
+    }
+
+    #[test]
+    fn other_steps_are_not() {
+        for step in [
+            // The block's width only.
+            "mov.u32 %r2, %ntid.x;\n mov.u32 %r3, %ntid.x;\n mov.u32 %r4, %r2;",
+            // The grid's threads in y.
+            "mov.u32 %r2, %ntid.y;\n mov.u32 %r3, %nctaid.y;\n mul.lo.s32 %r4, %r2, %r3;",
+            // Written twice: not one known value.
+            "mov.u32 %r2, %ntid.x;\n mov.u32 %r3, %nctaid.x;\n mul.lo.s32 %r4, %r2, %r3;\n add.s32 %r4, %r4, 1;",
+        ] {
+            assert!(!marked(step).contains(&true), "{step}");
+        }
+    }
+}
