@@ -555,9 +555,9 @@ impl<'a, const W: u32> Gen<'a, W> {
 
     /// The state slot where the load being lowered keeps its last
     /// address: the first global load of a block in a loop that prefetches
-    /// (see `lower::stride_prefetch_for`) has one (a
-    /// loop's later loads mostly read next to it: a stencil's seven, a
-    /// row and its neighbours), while slots last.
+    /// (see `lower::stride_prefetch_for`) has one (a loop's later loads
+    /// mostly read next to it: a stencil's seven, a row and its
+    /// neighbours), while slots last.
     pub(crate) fn stride_slot(&mut self) -> Option<usize> {
         let id = self.cur_id as usize;
         let in_loop = self.in_loop.get(id).copied().unwrap_or(false);
@@ -1632,11 +1632,11 @@ pub fn emit<const W: u32>(
     let loads_in_loops = p.order.iter().enumerate().any(|(id, b)| {
         crate::lower::stride_prefetch_for(in_loop[id], grid_stride[id])
             && f.blocks[*b].insts.iter().any(|i| {
-                    matches!(
-                        i.kind,
-                        InstKind::Ld {
-                            space: Space::Global,
-                            ..
+                matches!(
+                    i.kind,
+                    InstKind::Ld {
+                        space: Space::Global,
+                        ..
                     }
                 )
             })

@@ -680,10 +680,6 @@ fn load_split<const W: u32>(
     )
 }
 
-/// The out-of-line part of a load of `bits`-bit elements whose lanes are
-/// not consecutive: each half-warp (16 lanes at W = 32: a row of a 16-wide block)
-/// reading one address (two scalar loads) or its own consecutive elements
-/// (two half-width loads); else a gather.
 /// The most lanes, from lane 0, that a shared access of a partial warp
 /// reads or writes with a plain access of just their elements (see
 /// `load_contig`, `store_contig`): four without AVX-512 (measured there),
@@ -775,6 +771,10 @@ pub(crate) fn few_store_fn<const W: u32>(bits: u32, max: u32) -> String {
     f
 }
 
+/// The out-of-line part of a load of `bits`-bit elements whose lanes are
+/// not consecutive: each half-warp (16 lanes at W = 32: a row of a 16-wide block)
+/// reading one address (two scalar loads) or its own consecutive elements
+/// (two half-width loads); else a gather.
 pub(crate) fn slow_load_fn<const W: u32>(bits: u32, avx512: bool) -> String {
     let size = bits / 8;
     let list = |f: &dyn Fn(u32) -> String| (0..W).map(f).collect::<Vec<_>>().join(", ");
@@ -1177,9 +1177,7 @@ fn load<const W: u32>(
     // `past_jump`). With AVX-512 too: a gather in line cost a 3-D
     // stencil's JIT 120 of its 410 ms (LLVM passes 71 -> 34 ms, code
     // generation 337 -> 252 ms).
-    let jump_side = |g: &mut Gen<W>| {
-        loads_past_jump(g, &h0, &l, k.as_deref(), ty, dsts, exec)
-    };
+    let jump_side = |g: &mut Gen<W>| loads_past_jump(g, &h0, &l, k.as_deref(), ty, dsts, exec);
     let n = dsts.len() as i64;
     if matches!(n, 2 | 4) && l.extra == 0 && l.stride == n * i64::from(bits / 8) {
         // Each lane's group right after the previous lane's (an array of
@@ -1919,9 +1917,7 @@ fn store<const W: u32>(
         return store_per_lane(g, addr, space, ty, srcs, exec, per_lane);
     };
     // A jump inside the warp (rare): as in `load`.
-    let jump_side = |g: &mut Gen<W>| {
-        stores_past_jump(g, &h0, &l, k.as_deref(), bits, srcs, exec)
-    };
+    let jump_side = |g: &mut Gen<W>| stores_past_jump(g, &h0, &l, k.as_deref(), bits, srcs, exec);
     let n = srcs.len() as i64;
     if matches!(n, 2 | 4) && l.extra == 0 && l.stride == n * size {
         // Each lane's group right after the previous lane's (an array of
