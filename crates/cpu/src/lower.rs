@@ -702,37 +702,17 @@ pub(crate) fn few_lanes_max<const W: u32>(g: &Gen<W>, bits: u32) -> u32 {
 /// lanes were asked, which straddles the step before's store again).
 pub(crate) fn few_load_fn<const W: u32>(bits: u32, max: u32) -> String {
     let vty = vt::<W>(bits);
-    let mut f = format!(
-        "define internal {vty} @wf_ld_few_{bits}({vty}* %p, i32 %m) alwaysinline #0 {{\nentry:\n"
-    );
-    let mut n = 1;
-    while n <= max {
-        let idx: Vec<String> = (0..W)
-            .map(|i| {
-                if i < n {
-                    format!("i32 {i}")
-                } else {
-                    format!("i32 {n}")
-                }
-            })
-            .collect();
-        if n < max {
-            f.push_str(&format!(
-                "  %a{n} = and i32 %m, -{}\n  %f{n} = icmp eq i32 %a{n}, 0\n  br i1 %f{n}, label %n{n}, label %w{n}\n",
-                1u64 << n
-            ));
-        } else {
-            f.push_str(&format!("  br label %n{n}\n"));
-        }
-        f.push_str(&format!(
-            "n{n}:\n  %q{n} = bitcast {vty}* %p to <{n} x i{bits}>*\n  %x{n} = load <{n} x i{bits}>, <{n} x i{bits}>* %q{n}, align {}\n  %v{n} = shufflevector <{n} x i{bits}> %x{n}, <{n} x i{bits}> zeroinitializer, <{W} x i32> <{}>\n  ret {vty} %v{n}\nw{n}:\n",
+    let head =
+        format!("define internal {vty} @wf_ld_few_{bits}({vty}* %p, i32 %m) alwaysinline #0");
+    few_arms(&head, max, |n| {
+        // Lane i < n from element i, the others from the zero vector.
+        let idx: Vec<String> = (0..W).map(|i| format!("i32 {}", i.min(n))).collect();
+        format!(
+            "  %q{n} = bitcast {vty}* %p to <{n} x i{bits}>*\n  %x{n} = load <{n} x i{bits}>, <{n} x i{bits}>* %q{n}, align {}\n  %v{n} = shufflevector <{n} x i{bits}> %x{n}, <{n} x i{bits}> zeroinitializer, <{W} x i32> <{}>\n  ret {vty} %v{n}\n",
             bits / 8,
             idx.join(", ")
-        ));
-        n *= 2;
-    }
-    f.push_str("  unreachable\n}\n\n");
-    f
+        )
+    })
 }
 
 /// `@wf_st_few_{bits}(p, v, m)`: the elements of `v`'s lanes of `m`, all
@@ -745,13 +725,27 @@ pub(crate) fn few_load_fn<const W: u32>(bits: u32, max: u32) -> String {
 pub(crate) fn few_store_fn<const W: u32>(bits: u32, max: u32) -> String {
     let vty = vt::<W>(bits);
     let size = bits / 8;
-    let mut f = format!(
-        "define internal void @wf_st_few_{bits}({vty}* %p, {vty} %v, i32 %m) alwaysinline #0 {{\nentry:\n"
+    let head = format!(
+        "define internal void @wf_st_few_{bits}({vty}* %p, {vty} %v, i32 %m) alwaysinline #0"
     );
-    let mut n = 1;
-    while n <= max {
+    few_arms(&head, max, |n| {
         let t = format!("<{n} x i{bits}>");
         let idx: Vec<String> = (0..n).map(|i| format!("i32 {i}")).collect();
+        let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        format!(
+            "  %q{n} = bitcast {vty}* %p to {t}*\n  %x{n} = shufflevector {vty} %v, {vty} undef, <{n} x i32> <{}>\n  %all{n} = icmp eq i32 %m, {all}\n  br i1 %all{n}, label %s{n}, label %b{n}\ns{n}:\n  store {t} %x{n}, {t}* %q{n}, align {size}\n  ret void\nb{n}:\n  %o{n} = load {t}, {t}* %q{n}, align {size}\n  %k{n} = trunc i32 %m to i{n}\n  %kb{n} = bitcast i{n} %k{n} to <{n} x i1>\n  %y{n} = select <{n} x i1> %kb{n}, {t} %x{n}, {t} %o{n}\n  store {t} %y{n}, {t}* %q{n}, align {size}\n  ret void\n",
+            idx.join(", ")
+        )
+    })
+}
+
+/// A helper `head {...}` that goes to arm `n` = 1, 2, 4, ... `max` for
+/// the narrowest `n` whose first `n` lanes hold every lane of `%m`: block
+/// `n{n}` holds `arm(n)`, which returns.
+fn few_arms(head: &str, max: u32, arm: impl Fn(u32) -> String) -> String {
+    let mut f = format!("{head} {{\nentry:\n");
+    let mut n = 1;
+    while n <= max {
         if n < max {
             f.push_str(&format!(
                 "  %a{n} = and i32 %m, -{}\n  %f{n} = icmp eq i32 %a{n}, 0\n  br i1 %f{n}, label %n{n}, label %w{n}\n",
@@ -760,11 +754,7 @@ pub(crate) fn few_store_fn<const W: u32>(bits: u32, max: u32) -> String {
         } else {
             f.push_str(&format!("  br label %n{n}\n"));
         }
-        let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-        f.push_str(&format!(
-            "n{n}:\n  %q{n} = bitcast {vty}* %p to {t}*\n  %x{n} = shufflevector {vty} %v, {vty} undef, <{n} x i32> <{}>\n  %all{n} = icmp eq i32 %m, {all}\n  br i1 %all{n}, label %s{n}, label %b{n}\ns{n}:\n  store {t} %x{n}, {t}* %q{n}, align {size}\n  ret void\nb{n}:\n  %o{n} = load {t}, {t}* %q{n}, align {size}\n  %k{n} = trunc i32 %m to i{n}\n  %kb{n} = bitcast i{n} %k{n} to <{n} x i1>\n  %y{n} = select <{n} x i1> %kb{n}, {t} %x{n}, {t} %o{n}\n  store {t} %y{n}, {t}* %q{n}, align {size}\n  ret void\nw{n}:\n",
-            idx.join(", ")
-        ));
+        f.push_str(&format!("n{n}:\n{}w{n}:\n", arm(n)));
         n *= 2;
     }
     f.push_str("  unreachable\n}\n\n");
@@ -1658,6 +1648,11 @@ pub(crate) fn stride_prefetch_for(in_loop: bool, grid_stride: bool) -> bool {
 
 /// Whether this CPU is an Intel one (CPUID vendor `GenuineIntel`).
 fn intel_host() -> bool {
+    static INTEL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *INTEL.get_or_init(cpuid_vendor_is_intel)
+}
+
+fn cpuid_vendor_is_intel() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         let r = std::arch::x86_64::__cpuid(0);

@@ -59,10 +59,13 @@ pub(crate) fn stores_past_jump<const W: u32>(
 /// 101, transpose 383 -> 334). The helpers keep every register
 /// (`preserve_allcc`): a call that clobbers the vector registers, even one
 /// never made, sends the values live across it to the stack on the hot
-/// side (a 7-point stencil ran 1.25x slower). Not with AVX-512: LLVM 14's
-/// `preserve_allcc` keeps only YMM0-15, so ZMM values would still go to
-/// the stack; there the callers keep an inline gather or scatter. A store
-/// passes `v`; a load returns its elements.
+/// side (a 7-point stencil ran 1.25x slower). With AVX-512 too, although
+/// LLVM 14's `preserve_allcc` keeps only YMM0-15: against an inline gather
+/// or scatter, stencil3d's JIT fell 615 -> 448 ms and its run time stayed
+/// within this Xeon VM's noise (interleaved runs: medians 1.14 against
+/// 1.18 ms one way round, 1.40 against 1.18 the other; about as many
+/// samples on stack accesses). A store passes `v`; a load returns its
+/// elements.
 fn past_jump<const W: u32>(
     g: &mut Gen<W>,
     h0: &str,

@@ -31,15 +31,53 @@ fn expected(input: &[i32], picks: [i32; 3]) -> Vec<i32> {
     out
 }
 
+/// The runs each test compares: the interpreter, and the compiled backend
+/// at its own warp width and at 16 and 8 lanes.
+const RUNS: [(Backend, Option<u32>); 4] = [
+    (Backend::Interp, None),
+    (Backend::Cpu, None),
+    (Backend::Cpu, Some(16)),
+    (Backend::Cpu, Some(8)),
+];
+
+/// Kernel `name` of `kernels/tree_tails.ptx` over two CTAs of 64 threads
+/// on `input`, with `picks` as its scalar arguments (`.u32` with
+/// `unsigned`, else `.s32`): the output, and the compiled kernel's LLVM IR
+/// on the compiled backend.
+fn run(
+    name: &str,
+    input: &[i32],
+    (picks, unsigned): (&[u32], bool),
+    backend: Backend,
+    width: Option<u32>,
+) -> (Vec<i32>, Option<String>) {
+    let dev = Device::new().with_backend(backend).with_warp_width(width);
+    let m = dev
+        .load_ptx_named(include_str!("kernels/tree_tails.ptx"), "tree_tails.ptx")
+        .expect("loads");
+    let k = m.kernel(name).unwrap();
+    assert_eq!(k.effective_backend([64, 1, 1]).0, backend);
+    let a = dev.buffer_from(input).unwrap();
+    let out = dev.buffer_zeroed(input.len() * 4).unwrap();
+    let mut args = vec![Arg::Buffer(&a), Arg::Buffer(&out)];
+    args.extend(picks.iter().map(|&p| {
+        if unsigned {
+            Arg::U32(p)
+        } else {
+            Arg::I32(p as i32)
+        }
+    }));
+    k.launch([2, 1, 1], [64, 1, 1], 0, &args).unwrap();
+    let ir = (backend == Backend::Cpu).then(|| {
+        let c = k.compiled([64, 1, 1]);
+        c.as_ref().as_ref().unwrap().llvm_ir.clone()
+    });
+    (out.to_vec::<i32>().unwrap(), ir)
+}
+
 #[test]
 fn few_lanes_of_a_tree_reductions_last_steps_read_what_the_step_before_stored() {
     let input: Vec<i32> = (0..128).map(|i| (i * 7919 % 1000) - 500).collect();
-    let runs = [
-        (Backend::Interp, None),
-        (Backend::Cpu, None),
-        (Backend::Cpu, Some(16)),
-        (Backend::Cpu, Some(8)),
-    ];
     for picks in [
         [0b1111, 0b11, 1],
         [0b0001, 0b01, 1],
@@ -51,23 +89,10 @@ fn few_lanes_of_a_tree_reductions_last_steps_read_what_the_step_before_stored() 
         [0, 0, 0],
     ] {
         let want = expected(&input, picks);
-        for (backend, width) in runs {
-            let dev = Device::new().with_backend(backend).with_warp_width(width);
-            let m = dev
-                .load_ptx_named(include_str!("kernels/tree_tails.ptx"), "tree_tails.ptx")
-                .expect("loads");
-            let k = m.kernel("tree_tail").unwrap();
-            assert_eq!(k.effective_backend([64, 1, 1]).0, backend);
-            let a = dev.buffer_from(&input).unwrap();
-            let out = dev.buffer_zeroed(128 * 4).unwrap();
-            let mut args = vec![Arg::Buffer(&a), Arg::Buffer(&out)];
-            args.extend(picks.iter().map(|p| Arg::I32(*p)));
-            k.launch([2, 1, 1], [64, 1, 1], 0, &args).unwrap();
-            assert_eq!(
-                out.to_vec::<i32>().unwrap(),
-                want,
-                "{backend:?} {width:?} {picks:?}"
-            );
+        for (backend, width) in RUNS {
+            let args = picks.map(|p| p as u32);
+            let (got, _) = run("tree_tail", &input, (&args, false), backend, width);
+            assert_eq!(got, want, "{backend:?} {width:?} {picks:?}");
         }
     }
 }
@@ -105,33 +130,12 @@ fn steps_of_up_to_sixteen_lanes_store_and_reload_the_lanes_that_run() {
     ];
     for picks in picks {
         let want = expected_picks(&input, picks);
-        for (backend, width) in [
-            (Backend::Interp, None),
-            (Backend::Cpu, None),
-            (Backend::Cpu, Some(16)),
-            (Backend::Cpu, Some(8)),
-        ] {
-            let dev = Device::new().with_backend(backend).with_warp_width(width);
-            let m = dev
-                .load_ptx_named(include_str!("kernels/tree_tails.ptx"), "tree_tails.ptx")
-                .expect("loads");
-            let k = m.kernel("tree_picks").unwrap();
-            assert_eq!(k.effective_backend([64, 1, 1]).0, backend);
-            let a = dev.buffer_from(&input).unwrap();
-            let out = dev.buffer_zeroed(128 * 4).unwrap();
-            let mut args = vec![Arg::Buffer(&a), Arg::Buffer(&out)];
-            args.extend(picks.iter().map(|p| Arg::U32(*p)));
-            k.launch([2, 1, 1], [64, 1, 1], 0, &args).unwrap();
-            assert_eq!(
-                out.to_vec::<i32>().unwrap(),
-                want,
-                "{backend:?} {width:?} {picks:x?}"
-            );
+        for (backend, width) in RUNS {
+            let (got, ir) = run("tree_picks", &input, (&picks, true), backend, width);
+            assert_eq!(got, want, "{backend:?} {width:?} {picks:x?}");
             // Where the code has 32 lanes of AVX-512, the steps take the
             // narrow stores.
-            if backend == Backend::Cpu && width.is_none() {
-                let c = k.compiled([64, 1, 1]);
-                let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+            if let (Some(ir), None) = (ir, width) {
                 let avx512 = std::is_x86_feature_detected!("avx512f")
                     && std::env::var("WARPFOLD_CPU").is_err();
                 assert_eq!(ir.contains("@wf_st_few_32"), avx512, "narrow stores");
