@@ -211,7 +211,7 @@ fn affine_host_addr<const W: u32>(
             g.line(&format!("{v} = load i{rb}, i{rb}* %r{}", r.0));
             match rb {
                 64 => {
-                    let k = (l.jump != 0).then(|| g.load_scalar(&format!("k{}", r.0), "i32"));
+                    let k = (l.jump != 0).then(|| g.jump_lane(r));
                     (v, l, k)
                 }
                 // Read zero-extended: exact when the lanes' values do not
