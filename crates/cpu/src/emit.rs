@@ -2189,7 +2189,7 @@ fn warp_function<const W: u32>(
     // `dispatcher`).
     g.line("%enter_at = alloca i32");
     g.line("store i32 0, i32* %pend");
-    g.line("store i32 16384, i32* %budget");
+    g.line(&format!("store i32 {}, i32* %budget", yield_budget()));
     g.line("store i1 false, i1* %yielded");
     if let Some(r) = region.as_ref().filter(|r| r.fresh) {
         fresh_prologue(g, ctx, r);
@@ -2501,6 +2501,16 @@ fn whole_warp_copies<const W: u32>(
         .collect()
 }
 
+/// Dispatcher visits and trips round loops after which a warp yields
+/// (`WARPFOLD_YIELD_BUDGET`, at least 2 so a turn always runs something;
+/// small values let tests reach every yield).
+fn yield_budget() -> u32 {
+    std::env::var("WARPFOLD_YIELD_BUDGET")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+        .map_or(16384, |b| b.max(2))
+}
+
 /// Instructions (PTX, per warp function) whose blocks get a whole-warp
 /// copy (see `whole_warp_copies`).
 const WHOLE_COPY_INSTS: usize = 400;
@@ -2514,7 +2524,15 @@ fn dispatcher<const W: u32>(g: &mut Gen<W>) {
     g.poll("dispatch_go", "dispatch_yield");
     g.emit_label("dispatch_yield");
     g.line("store i1 true, i1* %yielded");
-    g.line("store i32 1, i32* %pick_max");
+    // The next turn goes to the earliest lanes, as always. Latest first
+    // here could run a join block for lanes that left a branch early
+    // while the others are still inside it, and blocks where lanes meet
+    // update uniform registers (a loop's index, its pointers) for every
+    // lane: the early lanes went round the loop alone and the others
+    // then read wild addresses (a stencil loop with an edge test, yielding
+    // at its second dispatcher visit). Loops' own yields decide per loop
+    // (see the checks in `dispatcher_and_blocks`).
+    g.line("store i32 0, i32* %pick_max");
     g.line("br label %leave");
     g.emit_label("dispatch_go");
     let next = g.load_scalar("next", &vt::<W>(32));
