@@ -68,6 +68,18 @@ if [ $# -eq 0 ]; then
     done
 fi
 
+# Yields everywhere: warps give up their turn after two dispatcher visits
+# or loop trips, so every point of every loop is a place where a warp's
+# state is saved and resumed (a yield inside a divergent loop once read
+# wild addresses). The random kernels are left out: some race on shared
+# memory or atomics after divergent loops, and yielding changes which
+# racing lane writes last.
+if [ $# -eq 0 ]; then
+    echo "== compiled backend yielding at every turn (WARPFOLD_YIELD_BUDGET=2)"
+    WARPFOLD_YIELD_BUDGET=2 cargo test --release -p warpfold \
+        -- --skip random_kernels_agree_between_backends
+fi
+
 # And for machines without AVX (SSE4.2, x86-64-v2), where half-precision
 # widening is a call into the runtime: the semantics tests (fast).
 if [ $# -eq 0 ]; then
