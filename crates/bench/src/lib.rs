@@ -3,8 +3,9 @@
 //! warpfold, OpenCL C through POCL (a small C host in
 //! `bench/common/ocl_host.c`), and C with OpenMP built with
 //! `gcc -O3 -march=native -fopenmp`. Each reports the median of repeated
-//! launches of the kernel alone (warpfold's JIT time separately), and all
-//! three results are checked against each other before any ratio is shown.
+//! launches of the kernel alone (warpfold's JIT time separately), taking
+//! turns in rounds (see `ROUNDS`), and all three results are checked
+//! against each other before any ratio is shown.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -108,7 +109,34 @@ fn launch_dims(d: &Def) -> ([u32; 3], [u32; 3]) {
 
 /// warpfold's run of one benchmark: the result, the backend that ran it,
 /// the JIT milliseconds and the compiled code's lanes per warp.
-fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64, Option<u32>) {
+/// Rounds that each side's launches are split into, warpfold, POCL and
+/// OpenMP taking turns, so that a slow spell of a shared machine (on the
+/// VMs this was tuned on, one kernel's median moved 1.5-2x between runs)
+/// falls on all three alike. Each round starts from the inputs, warms up
+/// with one launch and times `reps / ROUNDS` more (at least one); a side's
+/// time is the median of its rounds' medians.
+pub const ROUNDS: u32 = 5;
+
+/// Timed launches per round for `reps` in all.
+fn reps_per_round(reps: u32) -> u32 {
+    reps.div_ceil(ROUNDS).max(1)
+}
+
+/// The median of `v` (sorted here); `None` when empty.
+fn median(v: &mut [f64]) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+/// Warpfold's side: compile, then `ROUNDS` rounds of launches, calling
+/// `between` after each (the peers' turns).
+fn run_warpfold(
+    name: &str,
+    dir: &Path,
+    d: &Def,
+    reps: u32,
+    between: &mut dyn FnMut(),
+) -> (Run, String, f64, Option<u32>) {
     let fail = |e: String| {
         (
             Run {
@@ -150,19 +178,25 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
     let jit_ms = t0.elapsed().as_secs_f64() * 1e3;
     let warp_lanes = kernel.warp_lanes_for(block, grid);
     let mut buffers = Vec::new();
+    // Each buffer's initial contents, written back at the start of a round
+    // (the histogram's bins accumulate over launches, as the peers' do
+    // within one process).
+    let mut initial: Vec<Vec<u32>> = Vec::new();
     let mut scalars: Vec<Option<Arg>> = Vec::new();
     for spec in &d.args {
         let parts: Vec<&str> = spec.split(':').collect();
         match parts.as_slice() {
             ["buf", ty, n, kind] => {
                 let n: u64 = n.parse().unwrap_or(0);
-                let b = if *ty == "i32" {
-                    let v: Vec<i32> = (0..n).map(|i| (init(kind, i) * 1024.0) as i32).collect();
-                    dev.buffer_from(&v)
+                let words: Vec<u32> = if *ty == "i32" {
+                    (0..n)
+                        .map(|i| (init(kind, i) * 1024.0) as i32 as u32)
+                        .collect()
                 } else {
-                    let v: Vec<f32> = (0..n).map(|i| init(kind, i)).collect();
-                    dev.buffer_from(&v)
+                    (0..n).map(|i| init(kind, i).to_bits()).collect()
                 };
+                let b = dev.buffer_from(&words);
+                initial.push(words);
                 match b {
                     Ok(b) => buffers.push((b, *ty == "i32")),
                     Err(e) => return fail(e.to_string()),
@@ -192,22 +226,33 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
         .collect();
     let (grid, block) = launch_dims(d);
     let mut times = Vec::new();
-    for r in 0..=reps {
-        let t = Instant::now();
-        if let Err(e) = kernel.launch(grid, block, 0, &args) {
-            return fail(e.to_string());
+    let mut round_medians = Vec::new();
+    for _ in 0..ROUNDS {
+        for ((b, _), words) in buffers.iter().zip(&initial) {
+            if let Err(e) = b.write(words) {
+                return fail(e.to_string());
+            }
         }
-        if r > 0 {
-            times.push(t.elapsed().as_secs_f64() * 1e3);
+        let mut round = Vec::new();
+        for r in 0..=reps_per_round(reps) {
+            let t = Instant::now();
+            if let Err(e) = kernel.launch(grid, block, 0, &args) {
+                return fail(e.to_string());
+            }
+            if r > 0 {
+                round.push(t.elapsed().as_secs_f64() * 1e3);
+            }
         }
+        times.extend_from_slice(&round);
+        round_medians.extend(median(&mut round));
+        between();
     }
     if std::env::var_os("WARPFOLD_BENCH_TIMES").is_some() {
-        // Every launch in order: drift over a run (caches, page
+        // Every timed launch in order: drift over a run (caches, page
         // promotion, a busy neighbour) hides behind the median.
         let ms: Vec<String> = times.iter().map(|t| format!("{t:.3}")).collect();
         eprintln!("{name}: launch times (ms): {}", ms.join(" "));
     }
-    times.sort_by(f64::total_cmp);
     let (out, is_int) = &buffers[out_index];
     let sum: f64 = if *is_int {
         out.to_vec::<i32>()
@@ -226,7 +271,7 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
     };
     (
         Run {
-            median_ms: Some(times[times.len() / 2]),
+            median_ms: median(&mut round_medians),
             checksum: Some(sum),
             error: fallback,
         },
@@ -234,6 +279,23 @@ fn run_warpfold(name: &str, dir: &Path, d: &Def, reps: u32) -> (Run, String, f64
         jit_ms,
         warp_lanes,
     )
+}
+
+/// A peer's rounds as one result: the median of their medians, the last
+/// round's checksum (every round starts from the inputs), the first error.
+fn combine(rounds: Vec<Run>) -> Run {
+    if let Some(e) = rounds.iter().find_map(|r| r.error.clone()) {
+        return Run {
+            error: Some(e),
+            ..Default::default()
+        };
+    }
+    let mut medians: Vec<f64> = rounds.iter().filter_map(|r| r.median_ms).collect();
+    Run {
+        median_ms: median(&mut medians),
+        checksum: rounds.last().and_then(|r| r.checksum),
+        error: None,
+    }
 }
 
 /// Parse `median_ms=... checksum=...` from a peer's output.
@@ -317,7 +379,7 @@ pub fn run(opts: &Options) -> Result<Report, String> {
                 .arg(&host),
         )
         .is_ok();
-    let bar = ProgressBar::new(names.len() as u64 * 3);
+    let bar = ProgressBar::new(names.len() as u64 * u64::from(ROUNDS));
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -335,26 +397,60 @@ pub fn run(opts: &Options) -> Result<Report, String> {
             Some(src) => opts.dir.join(src),
             None => dir.clone(),
         };
-        bar.set_message(format!("{name}: warpfold"));
-        let (wf, backend, jit_ms, warp_lanes) = run_warpfold(&name, dir, &d, opts.reps);
-        bar.inc(1);
-        bar.set_message(format!("{name}: POCL"));
-        let pocl = if pocl_ok {
-            let (grid, block) = launch_dims(&d);
-            let global: Vec<String> = (0..3).map(|i| (grid[i] * block[i]).to_string()).collect();
-            let local: Vec<String> = block.iter().map(|b| b.to_string()).collect();
-            parse_peer(
-                Command::new(&host)
-                    .env("WF_CHECKSUM", d.checksum.as_deref().unwrap_or("plain"))
-                    .arg(dir.join("kernel.cl"))
-                    .arg(&d.kernel)
-                    .args(&global)
-                    .args(&local)
-                    .arg(opts.reps.to_string())
-                    .arg(d.output.to_string())
-                    .args(&d.args)
-                    .output(),
+        // The peers, built once; each of their rounds is one process.
+        let omp_exe = opts.openmp.then(|| {
+            let exe = work.join(format!("omp_{name}"));
+            build(
+                Command::new("gcc")
+                    .args(["-O3", "-march=native", "-fopenmp", "-o"])
+                    .arg(&exe)
+                    .arg(dir.join("omp.c"))
+                    .arg("-lm"),
             )
+            .map(|()| exe)
+        });
+        let per_round = reps_per_round(opts.reps).to_string();
+        let (mut pocl_rounds, mut omp_rounds) = (Vec::new(), Vec::new());
+        let done = std::cell::Cell::new(0u32);
+        let mut peer_round = || {
+            done.set(done.get() + 1);
+            if pocl_ok {
+                let (grid, block) = launch_dims(&d);
+                let global: Vec<String> =
+                    (0..3).map(|i| (grid[i] * block[i]).to_string()).collect();
+                let local: Vec<String> = block.iter().map(|b| b.to_string()).collect();
+                pocl_rounds.push(parse_peer(
+                    Command::new(&host)
+                        .env("WF_CHECKSUM", d.checksum.as_deref().unwrap_or("plain"))
+                        .arg(dir.join("kernel.cl"))
+                        .arg(&d.kernel)
+                        .args(&global)
+                        .args(&local)
+                        .arg(&per_round)
+                        .arg(d.output.to_string())
+                        .args(&d.args)
+                        .output(),
+                ));
+            }
+            if let Some(Ok(exe)) = &omp_exe {
+                omp_rounds.push(parse_peer(
+                    Command::new(exe)
+                        .arg(d.n.to_string())
+                        .arg(&per_round)
+                        .output(),
+                ));
+            }
+            bar.inc(1);
+        };
+        bar.set_message(format!("{name}: warpfold, POCL and OpenMP taking turns"));
+        let (wf, backend, jit_ms, warp_lanes) =
+            run_warpfold(&name, dir, &d, opts.reps, &mut peer_round);
+        // Warpfold stopped early (an error): the peers' remaining rounds.
+        while done.get() < ROUNDS {
+            peer_round();
+        }
+        let pocl = if pocl_ok {
+            combine(pocl_rounds)
         } else if opts.pocl {
             Run {
                 error: Some(
@@ -366,32 +462,14 @@ pub fn run(opts: &Options) -> Result<Report, String> {
         } else {
             Run::default()
         };
-        bar.inc(1);
-        bar.set_message(format!("{name}: OpenMP"));
-        let openmp = if opts.openmp {
-            let exe = work.join(format!("omp_{name}"));
-            match build(
-                Command::new("gcc")
-                    .args(["-O3", "-march=native", "-fopenmp", "-o"])
-                    .arg(&exe)
-                    .arg(dir.join("omp.c"))
-                    .arg("-lm"),
-            ) {
-                Ok(()) => parse_peer(
-                    Command::new(&exe)
-                        .arg(d.n.to_string())
-                        .arg(opts.reps.to_string())
-                        .output(),
-                ),
-                Err(e) => Run {
-                    error: Some(format!("gcc: {e}")),
-                    ..Default::default()
-                },
-            }
-        } else {
-            Run::default()
+        let openmp = match omp_exe {
+            Some(Ok(_)) => combine(omp_rounds),
+            Some(Err(e)) => Run {
+                error: Some(format!("gcc: {e}")),
+                ..Default::default()
+            },
+            None => Run::default(),
         };
-        bar.inc(1);
         let mut checks = Vec::new();
         if openmp.checksum.is_some() {
             // A run that failed (its error is printed under the row) is
