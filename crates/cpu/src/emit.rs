@@ -574,6 +574,15 @@ impl<'a, const W: u32> Gen<'a, W> {
         (inst == self.cur_inst && slot < self.stride_at + 8 * STRIDE_SLOTS).then_some(slot)
     }
 
+    /// `%{name} = alloca {ty}` in the function's entry block, once however
+    /// many accesses use it (scratch slots shared by a function's sites).
+    pub(crate) fn alloca_once(&mut self, name: &str, ty: &str) {
+        let def = format!("  %{name} = alloca {ty}\n");
+        if !self.allocas.contains(&def) {
+            self.allocas.push_str(&def);
+        }
+    }
+
     /// A pointer of type `ty*` to the warp state at byte `off`.
     pub(crate) fn state_ptr(&mut self, off: usize, ty: &str) -> String {
         let q = self.t();

@@ -424,10 +424,7 @@ fn at_or_sink<const W: u32>(g: &mut Gen<W>, at: &str, on: &str) -> String {
 /// read instead of memory for rows whose lanes are all off.
 fn row_sink<const W: u32>(g: &mut Gen<W>) -> String {
     // 256 bytes: a row of up to 32 lanes of 64 bits.
-    if !g.allocas.contains("%row_sink ") {
-        g.allocas
-            .push_str("  %row_sink = alloca [64 x i32], align 64\n");
-    }
+    g.alloca_once("row_sink", "[64 x i32], align 64");
     g.def("ptrtoint [64 x i32]* %row_sink to i64")
 }
 
@@ -938,30 +935,33 @@ fn store_contig<const W: u32>(
     if owned && !g.avx512 {
         let some = g.def(&format!("icmp ne i32 {eb}, 0"));
         blend_store_if(g, &some, &bp, W, bits, v, exec);
-    } else if owned && W > max && g.structured_only {
-        // Some of the first `max` lanes only: the narrowest plain store
-        // (see `few_store_fn`), so that the next step's narrow loads
-        // (`load_contig`) take their bytes from it.
-        let start = g.out.len();
-        let high = g.def(&format!("and i32 {eb}, -{}", 1u64 << max));
-        let low = g.def(&format!("icmp eq i32 {high}, 0"));
-        let some = g.def(&format!("icmp ne i32 {eb}, 0"));
-        let few = g.def(&format!("and i1 {low}, {some}"));
-        let (lfew, lmask) = (g.label("st_few"), g.label("st_masked"));
-        g.line(&format!("br i1 {few}, label %{lfew}, label %{lmask}"));
-        g.emit_label(&lfew);
-        g.few_stores.insert(bits);
-        g.line(&format!(
-            "call void @wf_st_few_{bits}({}* {bp}, {} {v}, i32 {eb})",
-            vt::<W>(bits),
-            vt::<W>(bits)
-        ));
-        g.line(&format!("br label %{lj}"));
-        g.emit_label(&lmask);
-        g.line(&format!("call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({} {v}, {}* {bp}, i32 {size}, <{W} x i1> {exec})", vt::<W>(bits), vt::<W>(bits)));
-        g.unbudgeted_bytes += g.out.len() - start;
     } else {
+        let start = g.out.len();
+        let few = owned && W > max && g.structured_only;
+        if few {
+            // Some of the first `max` lanes only: the narrowest plain store
+            // (see `few_store_fn`), so that the next step's narrow loads
+            // (`load_contig`) take their bytes from it.
+            let high = g.def(&format!("and i32 {eb}, -{}", 1u64 << max));
+            let low = g.def(&format!("icmp eq i32 {high}, 0"));
+            let some = g.def(&format!("icmp ne i32 {eb}, 0"));
+            let few = g.def(&format!("and i1 {low}, {some}"));
+            let (lfew, lmask) = (g.label("st_few"), g.label("st_masked"));
+            g.line(&format!("br i1 {few}, label %{lfew}, label %{lmask}"));
+            g.emit_label(&lfew);
+            g.few_stores.insert(bits);
+            g.line(&format!(
+                "call void @wf_st_few_{bits}({}* {bp}, {} {v}, i32 {eb})",
+                vt::<W>(bits),
+                vt::<W>(bits)
+            ));
+            g.line(&format!("br label %{lj}"));
+            g.emit_label(&lmask);
+        }
         g.line(&format!("call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({} {v}, {}* {bp}, i32 {size}, <{W} x i1> {exec})", vt::<W>(bits), vt::<W>(bits)));
+        if few {
+            g.unbudgeted_bytes += g.out.len() - start;
+        }
     }
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
@@ -1639,11 +1639,18 @@ pub(crate) fn stride_prefetch_for(in_loop: bool, grid_stride: bool) -> bool {
     if !in_loop {
         return false;
     }
-    match std::env::var("WARPFOLD_PREFETCH").ok().as_deref() {
+    match prefetch_knob() {
         Some("stride") => true,
         Some("off") => false,
         _ => grid_stride && intel_host(),
     }
+}
+
+/// `WARPFOLD_PREFETCH`, read once (every load consults it).
+fn prefetch_knob() -> Option<&'static str> {
+    static KNOB: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    KNOB.get_or_init(|| std::env::var("WARPFOLD_PREFETCH").ok())
+        .as_deref()
 }
 
 /// Whether this CPU is an Intel one (CPUID vendor `GenuineIntel`).
@@ -1707,7 +1714,7 @@ fn prefetch_stride<const W: u32>(g: &mut Gen<W>, h0: &str) {
 /// block past the end of the data costs nothing but the instruction.
 /// `WARPFOLD_PREFETCH=off` turns this off.
 fn prefetch_groups_ahead<const W: u32>(g: &mut Gen<W>, h0: &str) {
-    if std::env::var("WARPFOLD_PREFETCH").is_ok_and(|v| v == "off") {
+    if prefetch_knob() == Some("off") {
         return;
     }
     let block = i64::from(W * ROW) * 4;
@@ -2041,9 +2048,7 @@ fn scatter<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, v: &str, exec: &st
 /// Pointers `ps` with those of the lanes not in `exec` replaced by one to
 /// a scratch slot of the warp function (8 bytes, room for any element).
 fn aim_off_lanes_at_sink<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, exec: &str) -> String {
-    if !g.allocas.contains("%lane_sink ") {
-        g.allocas.push_str("  %lane_sink = alloca i64, align 8\n");
-    }
+    g.alloca_once("lane_sink", "i64, align 8");
     let sink = g.def(&format!("bitcast i64* %lane_sink to i{bits}*"));
     let sinks = g.splat(&format!("i{bits}*"), &sink);
     g.def(&format!(
@@ -2058,11 +2063,8 @@ fn aim_off_lanes_at_sink<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, exec
 /// lane order, reading its address and value back from stack copies in a
 /// loop (cheaper than extracting them from vector registers).
 fn branchless_scatter<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, v: &str, exec: &str) {
-    if !g.allocas.contains("%scat_addr ") {
-        g.allocas.push_str(&format!(
-            "  %scat_addr = alloca [{W} x i64], align 64\n  %scat_val = alloca [{W} x i64], align 64\n"
-        ));
-    }
+    g.alloca_once("scat_addr", &format!("[{W} x i64], align 64"));
+    g.alloca_once("scat_val", &format!("[{W} x i64], align 64"));
     let ps = aim_off_lanes_at_sink(g, ps, bits, exec);
     let hsel = g.def(&format!("ptrtoint <{W} x i{bits}*> {ps} to <{W} x i64>"));
     let ap = g.def(&format!("bitcast [{W} x i64]* %scat_addr to <{W} x i64>*"));
@@ -2265,10 +2267,7 @@ fn scatter_spaced<const W: u32>(
     v: &str,
     exec: &str,
 ) {
-    if !g.allocas.contains("%spaced_val ") {
-        g.allocas
-            .push_str(&format!("  %spaced_val = alloca [{W} x i64], align 64\n"));
-    }
+    g.alloca_once("spaced_val", &format!("[{W} x i64], align 64"));
     let eb = g.bits_of_mask(exec);
     let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
     let (lf, ls, lj) = (
