@@ -2010,6 +2010,7 @@ pub fn emit<const W: u32>(
     }
     if unrolled.is_some() && region_sites.iter().any(|r| r.unrolled) {
         let _ = writeln!(ir, "{UNROLLED_MARK}");
+        let _ = writeln!(ir, "{SHARED_BYTES_MARK}{}", layout.static_bytes);
     }
     ir.push_str(&cta_fn::<W>(
         release,
@@ -2867,6 +2868,9 @@ fn dispatcher_and_blocks<const W: u32>(
 
 /// A line in the IR of kernels with unrolled rounds (see `jit::codegen`).
 pub const UNROLLED_MARK: &str = "; warpfold: unrolled rounds";
+/// Followed by the kernel's static shared bytes, where rounds are unrolled
+/// (what `shared_regs` may keep in registers).
+pub const SHARED_BYTES_MARK: &str = "; warpfold: shared bytes ";
 
 /// A barrier site with a region function (see `cta_fn`).
 #[derive(Clone, Copy, Debug)]

@@ -7,6 +7,7 @@ use inkwell::passes::PassManager;
 use inkwell::targets::{
     CodeModel, FileType, InitializationConfig, RelocMode, Target, TargetMachine,
 };
+use inkwell::values::AsValueRef;
 use inkwell::OptimizationLevel;
 use llvm_sys::core::LLVMCreateMemoryBufferWithMemoryRangeCopy;
 use llvm_sys::error::{LLVMDisposeErrorMessage, LLVMErrorRef, LLVMGetErrorMessage};
@@ -40,6 +41,7 @@ pub fn host() -> &'static (String, String) {
         let defaults = [
             ("-capture-tracking-max-uses-to-explore", "100000"),
             ("-dag-maps-huge-region", "200"),
+            ("-memdep-block-scan-limit", "2000"),
         ];
         let mut args: Vec<String> = defaults
             .iter()
@@ -224,6 +226,12 @@ fn codegen_level() -> OptimizationLevel {
 
 /// Parse, optimise and generate an object file for this CPU.
 fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
+    codegen_with(ir, shared_in_registers(ir))
+}
+
+/// `codegen`, keeping the shared bytes `[0, regs)` in registers where
+/// rounds are unrolled (`None`: not at all).
+pub(crate) fn codegen_with(ir: &str, regs: Option<u64>) -> Result<Vec<u8>, Unsupported> {
     let (cpu, features) = host();
     let context = Context::create();
     let buf = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "warpfold");
@@ -285,10 +293,40 @@ fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
             // stores, and stores are what those rounds are short of (scan
             // 1.3 -> 1.0 ms, 25-35 ms more passes, less code to generate).
             let late: PassManager<inkwell::values::FunctionValue> = PassManager::create(&module);
+            if regs.is_some() {
+                // Forward the warps' saved registers from region to region
+                // (the shared addresses among them become constants).
+                late.add_gvn_pass();
+            }
             late.add_dead_store_elimination_pass();
             late.initialize();
             late.run_on(&f);
             late.finalize();
+            if let Some(bytes) = regs {
+                // SAFETY: `f` belongs to `module`, alive and used by this
+                // thread only.
+                let n = unsafe {
+                    crate::shared_regs::promote(
+                        f.as_value_ref(),
+                        1,
+                        crate::emit::env::SHARED as u64,
+                        bytes,
+                    )
+                };
+                if std::env::var_os("WARPFOLD_TIME_JIT").is_some() {
+                    eprintln!("warpfold: {n} shared-memory accesses kept in registers");
+                }
+                if n > 0 {
+                    // With the shared accesses gone, saves of registers
+                    // that the next round overwrites are plain dead stores.
+                    let again: PassManager<inkwell::values::FunctionValue> =
+                        PassManager::create(&module);
+                    again.add_dead_store_elimination_pass();
+                    again.initialize();
+                    again.run_on(&f);
+                    again.finalize();
+                }
+            }
         }
     }
     fpm.finalize();
@@ -317,6 +355,17 @@ fn codegen(ir: &str) -> Result<Vec<u8>, Unsupported> {
     Ok(obj.as_slice().to_vec())
 }
 
+/// The static shared bytes of a kernel with unrolled rounds, unless
+/// `WARPFOLD_SHARED_REGS=off` (see `shared_regs`).
+fn shared_in_registers(ir: &str) -> Option<u64> {
+    if std::env::var("WARPFOLD_SHARED_REGS").is_ok_and(|v| v == "off") {
+        return None;
+    }
+    let at = ir.find(crate::emit::SHARED_BYTES_MARK)? + crate::emit::SHARED_BYTES_MARK.len();
+    let digits: String = ir[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok().filter(|&b| b > 0)
+}
+
 fn take_error(e: LLVMErrorRef) -> Result<(), Unsupported> {
     if e.is_null() {
         return Ok(());
@@ -333,7 +382,10 @@ fn take_error(e: LLVMErrorRef) -> Result<(), Unsupported> {
 
 /// Link an object file into a fresh ORC JIT: helpers resolve to our
 /// functions, anything else (libm) to the process's symbols.
-fn load_objects(objs: &[Vec<u8>], helpers: &[(&str, usize)]) -> Result<CtaFn, Unsupported> {
+pub(crate) fn load_objects(
+    objs: &[Vec<u8>],
+    helpers: &[(&str, usize)],
+) -> Result<CtaFn, Unsupported> {
     // SAFETY: plain use of LLVM's ORC C API; every object passed on is one
     // LLVM created, ownership moves as the API documents (the builder, the
     // materialisation unit, the generator and the buffer are consumed), and

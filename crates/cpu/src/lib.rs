@@ -26,6 +26,7 @@ mod past_jump;
 mod pool;
 mod prepare;
 mod region;
+mod shared_regs;
 mod uniform;
 mod width;
 
@@ -141,6 +142,12 @@ impl CompiledKernel {
     pub fn warp_lanes(&self) -> u32 {
         self.warp
     }
+}
+
+/// Shared-memory accesses that compilations on this thread kept in vector
+/// registers (see `shared_regs`): for tests that a kernel's code uses them.
+pub fn shared_accesses_in_registers() -> usize {
+    shared_regs::PROMOTED.with(|c| c.get())
 }
 
 /// Whether a launch of `grid` CTAs of `block` threads keeps every
