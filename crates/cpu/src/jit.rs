@@ -37,6 +37,10 @@ pub fn host() -> &'static (String, String) {
         //   blocks of up to 200 memory operations, not 1000: the unrolled
         //   rounds of a CTA make long blocks, and exact tracking in them
         //   made code generation 3x slower (scan: 0.9 s).
+        // - GVN (run on unrolled rounds only) looks back 2000 instructions,
+        //   not 100, for the save that a warp's register reload reads: in
+        //   a scan's straight line of 8 warps' regions the save is further
+        //   back, and forwarding it makes the shared addresses constants.
         let user = std::env::var("WARPFOLD_LLVM_ARGS").unwrap_or_default();
         let defaults = [
             ("-capture-tracking-max-uses-to-explore", "100000"),
