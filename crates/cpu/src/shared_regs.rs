@@ -375,6 +375,9 @@ impl Pass {
                 if self.private_pointer(p) {
                     return Access::None;
                 }
+                if LLVMGetVolatile(i) != 0 {
+                    return Access::Reads;
+                }
                 match (self.shared_offset(p), self.words(LLVMTypeOf(i))) {
                     (Some((off, base)), Some(n)) if self.in_range(off, n, Some(all(n))) => {
                         Access::Load {
@@ -395,6 +398,9 @@ impl Pass {
                 }
                 if self.private_pointer(p) {
                     return Access::None;
+                }
+                if LLVMGetVolatile(i) != 0 {
+                    return Access::Writes;
                 }
                 match (self.shared_offset(p), self.words(LLVMTypeOf(v))) {
                     (Some((off, base)), Some(n)) if self.in_range(off, n, Some(all(n))) => {
