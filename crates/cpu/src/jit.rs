@@ -156,9 +156,10 @@ pub fn compile(
     let (cpu, features) = host();
     // Code-generation knobs change the machine code, not the IR.
     let knobs = format!(
-        "{:?} {:?}",
+        "{:?} {:?} {:?}",
         std::env::var("WARPFOLD_CODEGEN_LEVEL").ok(),
-        std::env::var("WARPFOLD_LLVM_ARGS").ok()
+        std::env::var("WARPFOLD_LLVM_ARGS").ok(),
+        std::env::var("WARPFOLD_SHARED_REGS").ok()
     );
     let keys: Vec<String> = modules
         .iter()

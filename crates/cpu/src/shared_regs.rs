@@ -6,8 +6,8 @@
 //! 3 at `d = 4` is bytes 368..496. The CPU then spends its time storing a
 //! vector and reloading it, misaligned, a few instructions later, a
 //! store-forwarding pattern that runs at about half the speed of keeping
-//! the array in registers (a C model of the scan: 4.4 ms against 2.1 ms per
-//! 16 Mi elements). LLVM does not forward loads that span two earlier
+//! the array in registers (a C model of the scan on one core: 4.4 ms against
+//! 2.1 ms for 4 Mi elements). LLVM does not forward loads that span two earlier
 //! stores, so this pass does, in the optimised CTA function:
 //!
 //! within each basic block, the shared bytes `[0, bytes)` are mirrored in
@@ -113,7 +113,7 @@ struct Pass {
     dirty: Vec<u32>,
     /// A shared base address usable where chunks are loaded or written.
     base: Option<LLVMValueRef>,
-    /// Names of called functions that touch no memory (cached).
+    /// Called functions known to touch no shared memory (cached).
     pure_calls: HashMap<LLVMValueRef, bool>,
 }
 
@@ -215,8 +215,7 @@ impl Pass {
                 Access::None => {}
             }
         }
-        // Before the terminator (classified `Reads` only if it is a call:
-        // write back whatever is still dirty).
+        // Whatever is still dirty goes back before the block's branch.
         let term = LLVMGetBasicBlockTerminator(bb);
         if !term.is_null() {
             LLVMPositionBuilderBefore(self.b, term);
