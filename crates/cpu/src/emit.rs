@@ -554,10 +554,10 @@ impl<'a, const W: u32> Gen<'a, W> {
     }
 
     /// The state slot where the load being lowered keeps its last
-    /// address: the first global load of a block in a loop that prefetches
-    /// (see `lower::stride_prefetch_for`) has one (a loop's later loads
-    /// mostly read next to it: a stencil's seven, a row and its
-    /// neighbours), while slots last.
+    /// address: the first global load of a block that prefetches (in a
+    /// loop, or outside loops, by CTA: see `lower::stride_prefetch_for`)
+    /// has one (a block's later loads mostly read next to it: a stencil's
+    /// seven, a row and its neighbours), while slots last.
     pub(crate) fn stride_slot(&mut self) -> Option<usize> {
         let id = self.cur_id as usize;
         let in_loop = self.in_loop.get(id).copied().unwrap_or(false);
@@ -572,6 +572,14 @@ impl<'a, const W: u32> Gen<'a, W> {
             .entry(self.cur_id)
             .or_insert((self.cur_inst, at));
         (inst == self.cur_inst && slot < self.stride_at + 8 * STRIDE_SLOTS).then_some(slot)
+    }
+
+    /// The block being lowered is in a loop.
+    pub(crate) fn block_in_loop(&self) -> bool {
+        self.in_loop
+            .get(self.cur_id as usize)
+            .copied()
+            .unwrap_or(false)
     }
 
     /// `%{name} = alloca {ty}` in the function's entry block, once however
