@@ -1694,7 +1694,7 @@ pub fn emit<const W: u32>(
     }
     let in_loop = blocks_in_loops(p);
     let grid_stride = crate::grid_stride::grid_stride_blocks(p, &in_loop);
-    let loads_in_loops = p.order.iter().enumerate().any(|(id, b)| {
+    let prefetching_loads = p.order.iter().enumerate().any(|(id, b)| {
         crate::lower::stride_prefetch_for(in_loop[id], grid_stride[id])
             && f.blocks[*b].insts.iter().any(|i| {
                 matches!(
@@ -1706,8 +1706,8 @@ pub fn emit<const W: u32>(
                 )
             })
     });
-    let stride_at = if loads_in_loops { off } else { 0 };
-    if loads_in_loops {
+    let stride_at = if prefetching_loads { off } else { 0 };
+    if prefetching_loads {
         off += 8 * STRIDE_SLOTS;
         off = off.div_ceil(128) * 128;
     }

@@ -1691,7 +1691,8 @@ fn cpuid_vendor_is_intel() -> bool {
 /// hardware prefetchers do not follow (256 B to 64 MiB forward: a
 /// grid-stride loop, a walk down the planes of a 3-D stencil or the rows
 /// of a matrix tile) prefetches the 128 bytes it will read
-/// `STRIDE_PREFETCH_AHEAD` trips later (see `stride_prefetch_for`).
+/// `STRIDE_PREFETCH_AHEAD` trips later (see `stride_prefetch_for`); a
+/// load outside loops, what it will read `CTA_PREFETCH_AHEAD` CTAs later.
 /// The stride is learnt at run time: the load keeps its last address in
 /// the warp state. Prefetches never fault, so a stride that changes costs
 /// nothing but the instructions.
