@@ -33,26 +33,24 @@ use std::collections::HashMap;
 const CHUNK: i64 = 64;
 const WORDS: u32 = 16;
 
+/// The 32-bit elements a load or store touches: `n` of them at byte
+/// `off` from the shared base `base`; `bits`: the lanes, when the mask is
+/// a constant; `masked`: a masked load or store intrinsic (mask and
+/// pass-through as operands).
+#[derive(Clone, Copy)]
+struct Span {
+    off: i64,
+    n: u32,
+    bits: Option<u64>,
+    masked: bool,
+    base: LLVMValueRef,
+}
+
 /// What one instruction does to shared memory. Operands are read again
 /// when the access is rewritten: earlier rewrites replace values.
 enum Access {
-    /// `n` 32-bit elements at byte `off` from the shared base `base`;
-    /// `bits`: the lanes, when the mask is a constant; `masked`: a masked
-    /// load or store intrinsic (mask and pass-through as operands).
-    Load {
-        off: i64,
-        n: u32,
-        bits: Option<u64>,
-        masked: bool,
-        base: LLVMValueRef,
-    },
-    Store {
-        off: i64,
-        n: u32,
-        bits: Option<u64>,
-        masked: bool,
-        base: LLVMValueRef,
-    },
+    Load(Span),
+    Store(Span),
     /// May read shared memory in ways not modelled: write back first.
     Reads,
     /// May write it: write back, then forget.
@@ -65,6 +63,16 @@ enum Access {
 enum Mask {
     Bits(u64),
     Value(LLVMValueRef),
+}
+
+impl Mask {
+    /// Whether lane `e` may be on (any lane, for a run-time mask).
+    fn on(self, e: u32) -> bool {
+        match self {
+            Mask::Bits(b) => b >> e & 1 == 1,
+            Mask::Value(_) => true,
+        }
+    }
 }
 
 /// Rewrite `f`'s blocks as described above; `env` is the index of `f`'s
@@ -163,13 +171,13 @@ impl Pass {
         let mut promoted = 0;
         for (inst, access) in insts {
             match access {
-                Access::Load {
+                Access::Load(Span {
                     off,
                     n,
                     bits,
                     masked,
                     base,
-                } => {
+                }) => {
                     LLVMPositionBuilderBefore(self.b, inst);
                     self.base = Some(base);
                     let (mask, old) = if masked {
@@ -186,13 +194,13 @@ impl Pass {
                     LLVMInstructionEraseFromParent(inst);
                     promoted += 1;
                 }
-                Access::Store {
+                Access::Store(Span {
                     off,
                     n,
                     bits,
                     masked,
                     base,
-                } => {
+                }) => {
                     LLVMPositionBuilderBefore(self.b, inst);
                     self.base = Some(base);
                     let mask = match (masked, bits) {
@@ -233,7 +241,7 @@ impl Pass {
         let mut known = vec![false; self.chunks.len()];
         for (_, a) in insts {
             match a {
-                Access::Load { off, n, .. } | Access::Store { off, n, .. } => {
+                Access::Load(Span { off, n, .. }) | Access::Store(Span { off, n, .. }) => {
                     accesses += 1;
                     let first = (off / CHUNK) as usize;
                     let last = ((off + 4 * *n as i64 - 1) / CHUNK) as usize;
@@ -365,63 +373,68 @@ impl Pass {
     }
 
     unsafe fn classify(&mut self, i: LLVMValueRef) -> Access {
+        let plain = |i| LLVMGetOrdering(i) == LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic;
         match LLVMGetInstructionOpcode(i) {
-            LLVMOpcode::LLVMLoad => {
-                let p = LLVMGetOperand(i, 0);
-                if LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic {
-                    return Access::Writes;
-                }
-                if self.private_pointer(p) {
-                    return Access::None;
-                }
-                if LLVMGetVolatile(i) != 0 {
-                    return Access::Reads;
-                }
-                match (self.shared_offset(p), self.words(LLVMTypeOf(i))) {
-                    (Some((off, base)), Some(n)) if self.in_range(off, n, Some(all(n))) => {
-                        Access::Load {
-                            off,
-                            n,
-                            bits: Some(all(n)),
-                            masked: false,
-                            base,
-                        }
-                    }
-                    _ => Access::Reads,
-                }
+            LLVMOpcode::LLVMLoad if plain(i) => {
+                let volatile = LLVMGetVolatile(i) != 0;
+                self.access(false, LLVMGetOperand(i, 0), LLVMTypeOf(i), None, volatile)
             }
-            LLVMOpcode::LLVMStore => {
-                let (v, p) = (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1));
-                if LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic {
-                    return Access::Writes;
-                }
-                if self.private_pointer(p) {
-                    return Access::None;
-                }
-                if LLVMGetVolatile(i) != 0 {
-                    return Access::Writes;
-                }
-                match (self.shared_offset(p), self.words(LLVMTypeOf(v))) {
-                    (Some((off, base)), Some(n)) if self.in_range(off, n, Some(all(n))) => {
-                        Access::Store {
-                            off,
-                            n,
-                            bits: Some(all(n)),
-                            masked: false,
-                            base,
-                        }
-                    }
-                    _ => Access::Writes,
-                }
+            LLVMOpcode::LLVMStore if plain(i) => {
+                let ty = LLVMTypeOf(LLVMGetOperand(i, 0));
+                let volatile = LLVMGetVolatile(i) != 0;
+                self.access(true, LLVMGetOperand(i, 1), ty, None, volatile)
             }
             LLVMOpcode::LLVMCall => self.classify_call(i),
-            LLVMOpcode::LLVMAtomicRMW
+            LLVMOpcode::LLVMLoad
+            | LLVMOpcode::LLVMStore
+            | LLVMOpcode::LLVMAtomicRMW
             | LLVMOpcode::LLVMAtomicCmpXchg
             | LLVMOpcode::LLVMFence
             | LLVMOpcode::LLVMInvoke
             | LLVMOpcode::LLVMCallBr
             | LLVMOpcode::LLVMVAArg => Access::Writes,
             _ => Access::None,
+        }
+    }
+
+    /// A load or store (`store`) of a `ty` value through `p`, its lanes
+    /// masked by the operand `mask` for the intrinsics: mirrored when it
+    /// is 32-bit elements at a constant offset in the mirrored bytes, else
+    /// a read or write the pass does not model (so is a volatile access).
+    unsafe fn access(
+        &self,
+        store: bool,
+        p: LLVMValueRef,
+        ty: LLVMTypeRef,
+        mask: Option<LLVMValueRef>,
+        volatile: bool,
+    ) -> Access {
+        if self.private_pointer(p) {
+            return Access::None;
+        }
+        if !volatile {
+            if let (Some((off, base)), Some(n)) = (self.shared_offset(p), self.words(ty)) {
+                let bits = mask.map_or(Some(all(n)), |m| const_mask(m, n));
+                if self.in_range(off, n, bits) {
+                    let span = Span {
+                        off,
+                        n,
+                        bits,
+                        masked: mask.is_some(),
+                        base,
+                    };
+                    return if store {
+                        Access::Store(span)
+                    } else {
+                        Access::Load(span)
+                    };
+                }
+            }
+        }
+        if store {
+            Access::Writes
+        } else {
+            Access::Reads
         }
     }
 
@@ -432,44 +445,13 @@ impl Pass {
         }
         let name = value_name(callee);
         if name.starts_with("llvm.masked.load.") {
-            let p = LLVMGetOperand(i, 0);
-            if self.private_pointer(p) {
-                return Access::None;
-            }
-            if let (Some((off, base)), Some(n)) = (self.shared_offset(p), self.words(LLVMTypeOf(i)))
-            {
-                let bits = const_mask(LLVMGetOperand(i, 2), n);
-                if self.in_range(off, n, bits) {
-                    return Access::Load {
-                        off,
-                        n,
-                        bits,
-                        masked: true,
-                        base,
-                    };
-                }
-            }
-            return Access::Reads;
+            let mask = Some(LLVMGetOperand(i, 2));
+            return self.access(false, LLVMGetOperand(i, 0), LLVMTypeOf(i), mask, false);
         }
         if name.starts_with("llvm.masked.store.") {
-            let (v, p) = (LLVMGetOperand(i, 0), LLVMGetOperand(i, 1));
-            if self.private_pointer(p) {
-                return Access::None;
-            }
-            if let (Some((off, base)), Some(n)) = (self.shared_offset(p), self.words(LLVMTypeOf(v)))
-            {
-                let bits = const_mask(LLVMGetOperand(i, 3), n);
-                if self.in_range(off, n, bits) {
-                    return Access::Store {
-                        off,
-                        n,
-                        bits,
-                        masked: true,
-                        base,
-                    };
-                }
-            }
-            return Access::Writes;
+            let ty = LLVMTypeOf(LLVMGetOperand(i, 0));
+            let mask = Some(LLVMGetOperand(i, 3));
+            return self.access(true, LLVMGetOperand(i, 1), ty, mask, false);
         }
         if self.pure_call(callee, &name) {
             Access::None
@@ -609,10 +591,7 @@ impl Pass {
         old: Option<LLVMValueRef>,
         ty: LLVMTypeRef,
     ) -> LLVMValueRef {
-        let on = |e: u32| match mask {
-            Mask::Bits(b) => b >> e & 1 == 1,
-            Mask::Value(_) => true,
-        };
+        let on = |e: u32| mask.on(e);
         // Groups of up to 16 lanes, each from at most two chunks.
         let group = n.min(WORDS);
         let mut parts = Vec::new();
@@ -696,10 +675,7 @@ impl Pass {
             let s = LLVMBuildBitCast(self.b, val, self.i32t, c"".as_ptr());
             LLVMBuildInsertElement(self.b, LLVMGetUndef(vt), s, self.i32c(0), c"".as_ptr())
         };
-        let on = |e: u32| match mask {
-            Mask::Bits(b) => b >> e & 1 == 1,
-            Mask::Value(_) => true,
-        };
+        let on = |e: u32| mask.on(e);
         let mut touched: Vec<usize> = Vec::new();
         for e in 0..n {
             if on(e) {
