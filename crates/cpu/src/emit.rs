@@ -19,6 +19,13 @@ use warpfold_ir::*;
 /// Where in a scalar register's state slot the lane of its jump is kept
 /// (see `lanes`; slots are at least 128 bytes).
 const JUMP_AT: usize = 64;
+
+/// Branch weights for a conditional branch whose first target is taken
+/// almost always (a lane index jump, a yield): LLVM then lays the rare
+/// side out of line and spills around its calls there, not on the hot path.
+pub(crate) const LIKELY: &str = ", !prof !{!\"branch_weights\", i32 2000, i32 1}";
+/// The same for a branch whose first target is the rare one.
+pub(crate) const UNLIKELY: &str = ", !prof !{!\"branch_weights\", i32 1, i32 2000}";
 /// `next` value of lanes that have exited or do not exist.
 pub const DONE: u32 = u32::MAX;
 
@@ -767,14 +774,16 @@ impl<'a, const W: u32> Gen<'a, W> {
         self.line(&format!("{v} = load volatile i32, i32* {p}"));
         self.line(&format!("{stop} = icmp ne i32 {v}, 0"));
         let more = self.label("budget");
-        self.line(&format!("br i1 {stop}, label %cancelled, label %{more}"));
+        self.line(&format!(
+            "br i1 {stop}, label %cancelled, label %{more}{UNLIKELY}"
+        ));
         self.emit_label(&more);
         let b = self.load_scalar("budget", "i32");
         let (b2, z) = (self.t(), self.t());
         self.line(&format!("{b2} = sub i32 {b}, 1"));
         self.line(&format!("store i32 {b2}, i32* %budget"));
         self.line(&format!("{z} = icmp eq i32 {b2}, 0"));
-        self.line(&format!("br i1 {z}, label %{out}, label %{go}"));
+        self.line(&format!("br i1 {z}, label %{out}, label %{go}{UNLIKELY}"));
     }
 
     /// The group to run at block `block` (an i32): every lane whose next
@@ -861,6 +870,14 @@ impl<'a, const W: u32> Gen<'a, W> {
 
     /// A splat of a scalar value (`i32 %x` or `i32 7`) to 32 lanes.
     pub(crate) fn splat(&mut self, ty: &str, scalar: &str) -> String {
+        if ty == "i1" && self.avx512 {
+            // As the bits of an integer: one mask-register move, where
+            // LLVM 14 widens a splatted i1 to words and back (three
+            // vector instructions). Not without AVX-512, where masks are
+            // vectors and the bits would need spreading to lanes.
+            let all = self.def(&format!("sext i1 {scalar} to i{W}"));
+            return self.def(&format!("bitcast i{W} {all} to <{W} x i1>"));
+        }
         let a = self.t();
         let b = self.t();
         self.line(&format!(

@@ -275,7 +275,11 @@ pub(crate) fn codegen_with(ir: &str, regs: Option<u64>) -> Result<Vec<u8>, Unsup
     fpm.add_promote_memory_to_register_pass();
     fpm.add_instruction_combining_pass();
     fpm.add_cfg_simplification_pass();
-    fpm.add_early_cse_pass();
+    // With MemorySSA, EarlyCSE reuses a warp's state loaded before a
+    // branch after it joins, where a side reads memory but writes none (a
+    // lane-by-lane load): a 3-D stencil's accesses each reloaded their
+    // address and jump lane (2.6% of its instructions).
+    fpm.add_early_cse_mem_ssa_pass();
     fpm.add_instruction_combining_pass();
     fpm.add_aggressive_dce_pass();
     fpm.add_cfg_simplification_pass();

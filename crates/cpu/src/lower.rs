@@ -1,7 +1,7 @@
 //! Instructions and terminators to LLVM IR over 32-lane vectors.
 
 use crate::emit::{
-    bits_of_mask_ir, env, full_bits, iota, lanes_mask, sc, vt, Emitter as Gen, Helper, DONE,
+    bits_of_mask_ir, env, full_bits, iota, lanes_mask, sc, vt, Emitter as Gen, Helper, DONE, LIKELY,
 };
 use crate::indexed::{index_form, indexed, Indexed};
 use crate::interleave::{load_interleaved, store_interleaved};
@@ -492,7 +492,9 @@ fn split_on_jump<const W: u32>(g: &mut Gen<W>, k: &Option<String>) -> Option<(St
         g.line(&format!("br label %{slow}"));
     } else {
         let none = g.def(&format!("icmp eq i32 {k}, {W}"));
-        g.line(&format!("br i1 {none}, label %{fast}, label %{slow}"));
+        g.line(&format!(
+            "br i1 {none}, label %{fast}, label %{slow}{LIKELY}"
+        ));
     }
     g.emit_label(&fast);
     Some((slow, join))

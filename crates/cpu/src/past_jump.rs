@@ -56,16 +56,14 @@ pub(crate) fn stores_past_jump<const W: u32>(
 /// size, which loads or stores lane by lane. In line, the per-site lane
 /// loop and its <W x i64> addresses were a fifth of a 3-D stencil's IR and
 /// 40% of its code generation time (JIT 411 -> 310 ms, 2-D stencil 148 ->
-/// 101, transpose 383 -> 334). The helpers keep every register
-/// (`preserve_allcc`): a call that clobbers the vector registers, even one
-/// never made, sends the values live across it to the stack on the hot
-/// side (a 7-point stencil ran 1.25x slower). With AVX-512 too, although
-/// LLVM 14's `preserve_allcc` keeps only YMM0-15: against an inline gather
-/// or scatter, stencil3d's JIT fell 615 -> 448 ms and its run time stayed
-/// within this Xeon VM's noise (interleaved runs: medians 1.14 against
-/// 1.18 ms one way round, 1.40 against 1.18 the other; about as many
-/// samples on stack accesses). A store passes `v`; a load returns its
-/// elements.
+/// 101, transpose 383 -> 334). The call is on the rare side of a branch
+/// weighted as such (`LIKELY`), so LLVM spills the values live across it
+/// there, not on the hot side. A load returns its elements by value from a
+/// `readonly` helper with the C convention: it clobbers no memory, so the
+/// warp's state read before it is reused after the join, and
+/// `preserve_allcc` would restore YMM0-15 over the returned vector (LLVM 14
+/// keeps the low halves of ZMM0-15 there). A store passes `v` through a
+/// stack slot to a `preserve_allcc` helper (it writes memory anyway).
 fn past_jump<const W: u32>(
     g: &mut Gen<W>,
     h0: &str,
@@ -77,37 +75,68 @@ fn past_jump<const W: u32>(
 ) -> String {
     let store = v.is_some();
     g.jump_helpers.insert((store, bits));
-    let buf = format!("%{}", g.label("jumpbuf"));
-    let _ = writeln!(g.allocas, "  {buf} = alloca {}, align 64", vt::<W>(bits));
-    if let Some(v) = v {
-        g.line(&format!(
-            "store {} {v}, {}* {buf}",
-            vt::<W>(bits),
-            vt::<W>(bits)
-        ));
-    }
-    let elems = g.def(&format!("bitcast {}* {buf} to i{bits}*", vt::<W>(bits)));
     let eb = g.bits_of_mask(exec);
-    let name = if store { "st" } else { "ld" };
-    g.line(&format!(
-        "call preserve_allcc void @wf_jump_{name}_{bits}(i64 {h0}, i64 {}, i64 {}, i32 {}, i64 {}, i32 {k}, i32 {eb}, i{bits}* {elems})",
+    let args = format!(
+        "i64 {h0}, i64 {}, i64 {}, i32 {}, i64 {}, i32 {k}, i32 {eb}",
         l.stride,
         l.extra,
         l.width.max(1),
         l.jump
+    );
+    let Some(v) = v else {
+        // By value from a `readonly` helper: the call clobbers nothing, so
+        // the warp's state read before the access stays known after it on
+        // the common side too (a clobbering call on the rare side made
+        // every later access reload its address and jump slot).
+        return g.def(&format!(
+            "call {} @wf_jump_ld_{bits}({args})",
+            vt::<W>(bits)
+        ));
+    };
+    let buf = format!("%{}", g.label("jumpbuf"));
+    let _ = writeln!(g.allocas, "  {buf} = alloca {}, align 64", vt::<W>(bits));
+    g.line(&format!(
+        "store {} {v}, {}* {buf}",
+        vt::<W>(bits),
+        vt::<W>(bits)
     ));
-    if store {
-        return String::new();
-    }
-    g.def(&format!("load {}, {}* {buf}", vt::<W>(bits), vt::<W>(bits)))
+    let elems = g.def(&format!("bitcast {}* {buf} to i{bits}*", vt::<W>(bits)));
+    g.line(&format!(
+        "call preserve_allcc void @wf_jump_st_{bits}({args}, i{bits}* {elems})"
+    ));
+    String::new()
 }
 
 /// `@wf_jump_ld_{bits}` or `@wf_jump_st_{bits}` (see `past_jump`): for each
 /// lane of mask `%m` in lane order, the element at `%h` + i * `%stride` +
-/// (i / `%width`) * `%extra` (+ `%jump` from lane `%k` on), read into or
-/// written from `%elems[i]`. Lanes off read 0.
+/// (i / `%width`) * `%extra` (+ `%jump` from lane `%k` on), read into the
+/// returned vector (a `readonly` function: it writes only its own stack)
+/// or written from `%elems[i]`. Lanes off read 0.
 pub(crate) fn past_jump_fn<const W: u32>(store: bool, bits: u32) -> String {
-    let name = if store { "st" } else { "ld" };
+    let vty = vt::<W>(bits);
+    let (name, cc, ret, extra_param, attrs, start, end) = if store {
+        (
+            "st",
+            "preserve_allcc ",
+            "void".to_string(),
+            format!(", i{bits}* %elems"),
+            "",
+            String::new(),
+            "  ret void\n".to_string(),
+        )
+    } else {
+        (
+            "ld",
+            "",
+            vty.clone(),
+            String::new(),
+            " readonly willreturn",
+            format!(
+                "  %buf = alloca {vty}, align 64\n  %elems = bitcast {vty}* %buf to i{bits}*\n"
+            ),
+            format!("  %all = load {vty}, {vty}* %buf, align 64\n  ret {vty} %all\n"),
+        )
+    };
     let access = if store {
         format!("  %x = load i{bits}, i{bits}* %slot\n  store i{bits} %x, i{bits}* %p, align 1\n")
     } else {
@@ -119,9 +148,9 @@ pub(crate) fn past_jump_fn<const W: u32>(store: bool, bits: u32) -> String {
         format!("  store i{bits} 0, i{bits}* %slot\n")
     };
     format!(
-        "define internal preserve_allcc void @wf_jump_{name}_{bits}(i64 %h, i64 %stride, i64 %extra, i32 %width, i64 %jump, i32 %k, i32 %m, i{bits}* %elems) noinline #0 {{
+        "define internal {cc}{ret} @wf_jump_{name}_{bits}(i64 %h, i64 %stride, i64 %extra, i32 %width, i64 %jump, i32 %k, i32 %m{extra_param}) noinline{attrs} #0 {{
 entry:
-  br label %head
+{start}  br label %head
 head:
   %i = phi i32 [ 0, %entry ], [ %i1, %next ]
   %slot = getelementptr i{bits}, i{bits}* %elems, i32 %i
@@ -149,8 +178,7 @@ next:
   %more = icmp ult i32 %i1, {W}
   br i1 %more, label %head, label %done
 done:
-  ret void
-}}
+{end}}}
 
 "
     )
