@@ -26,6 +26,23 @@ const JUMP_AT: usize = 64;
 pub(crate) const LIKELY: &str = ", !prof !{!\"branch_weights\", i32 2000, i32 1}";
 /// The same for a branch whose first target is the rare one.
 pub(crate) const UNLIKELY: &str = ", !prof !{!\"branch_weights\", i32 1, i32 2000}";
+/// When lane 0's value `a` of a `bits`-wide index (`signed` or not) that
+/// steps by `stride` per lane leaves no lane past a jump: `a pred c`. With
+/// stride > 0, floor((bound - 1 - a) / stride) >= W - 1 (the lanes before
+/// the jump, `lane_of_jump`) iff a <= bound - 1 - (W - 1) * stride, as
+/// bound - 1 - a >= 0; below, floor((a + low) / |stride|) >= W - 1 iff
+/// a >= (W - 1) * |stride| - low.
+fn no_jump_test<const W: u32>(bits: u32, signed: bool, stride: i64) -> (&'static str, i128) {
+    let span = i128::from(W - 1) * i128::from(stride.unsigned_abs());
+    if stride > 0 {
+        let bound: i128 = if signed { 1 << (bits - 1) } else { 1 << bits };
+        ("sle", bound - 1 - span)
+    } else {
+        let low: i128 = if signed { 1 << (bits - 1) } else { 0 };
+        ("sge", span - low)
+    }
+}
+
 /// `next` value of lanes that have exited or do not exist.
 pub const DONE: u32 = u32::MAX;
 
@@ -87,8 +104,9 @@ pub mod env {
     /// count expected (0: all) [16..32]; [32] != 0 when one barrier was
     /// used with two different counts.
     pub const BARS: usize = 26;
-    /// Non-zero: whole-warp contiguous global stores are non-temporal
-    /// (see `ExecOptions::streaming_stores`).
+    /// The address bits a whole-warp contiguous global store needs clear
+    /// to be non-temporal: 63 when the launch streams (see
+    /// `ExecOptions::streaming_stores`), all of them when it does not.
     pub const STREAM: usize = 27;
     pub const LEN: usize = 28;
 }
@@ -708,12 +726,26 @@ impl<'a, const W: u32> Gen<'a, W> {
             let num = self.def(&format!("add i{wide} {a}, {low}"));
             self.def(&format!("udiv i{wide} {num}, {}", stride.unsigned_abs()))
         };
-        // No jump (k = W) when at least W - 1 lanes fit before it.
-        // Otherwise k = before + 1 < W, which the mask by W - 1
-        // keeps and LLVM can see: a use's `k == W` test then folds
-        // to `none` and the jump lane is only computed where it is
-        // kept or the slow side needs it.
-        let none = self.def(&format!("icmp ugt i{wide} {before}, {}", W - 2));
+        // No jump (k = W) when at least W - 1 lanes fit before it: one
+        // compare of `a` with a constant (see `no_jump_test`), which LLVM
+        // narrows to the unextended value (`before` > W - 2 kept three
+        // more instructions at every access). Otherwise k = before + 1 <
+        // W, which the mask by W - 1 keeps and LLVM can see: a use's
+        // `k == W` test then folds to `none` and the jump lane is only
+        // computed where it is kept or the slow side needs it.
+        let (pred, c) = no_jump_test::<W>(bits, signed, stride);
+        let (min, max) = match wide {
+            128 => (i128::MIN, i128::MAX),
+            _ => (-(1i128 << (wide - 1)), (1i128 << (wide - 1)) - 1),
+        };
+        let none = if c < min || c > max {
+            // `a` is exact as a signed i{wide}: every value is <= a
+            // constant above the range, none is <= one below it (and
+            // the reverse for >=).
+            ((c > max) == (pred == "sle")).to_string()
+        } else {
+            self.def(&format!("icmp {pred} i{wide} {a}, {c}"))
+        };
         let before = self.def(&format!("trunc i{wide} {before} to i32"));
         let k = self.def(&format!("add i32 {before}, 1"));
         let k = self.def(&format!("and i32 {k}, {}", W - 1));
@@ -3864,9 +3896,44 @@ pub(crate) use Gen as Emitter;
 
 #[cfg(test)]
 mod tests {
-    use super::{cta_fn, split_modules, FreshRound, RegionSite, SPLIT_ABOVE_BYTES};
+    use super::{cta_fn, no_jump_test, split_modules, FreshRound, RegionSite, SPLIT_ABOVE_BYTES};
     use inkwell::context::Context;
     use inkwell::memory_buffer::MemoryBuffer;
+
+    /// The compare that says an index leaves no lane past a jump agrees
+    /// with counting the lanes, around its constant and at the ends of
+    /// the index's range, for both signs, several strides and widths.
+    #[test]
+    fn no_jump_test_agrees_with_the_lanes_values() {
+        fn check<const W: u32>() {
+            for bits in [8u32, 16, 32, 64] {
+                for signed in [false, true] {
+                    let (lo, hi): (i128, i128) = if signed {
+                        (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+                    } else {
+                        (0, (1 << bits) - 1)
+                    };
+                    for stride in [1i64, 2, 3, 7, 4096, -1, -2, -5, -4096, i64::MAX, i64::MIN] {
+                        let (pred, c) = no_jump_test::<W>(bits, signed, stride);
+                        let near = |x: i128| (x - 80..=x + 80).filter(|a| (lo..=hi).contains(a));
+                        for a in near(c).chain(near(lo)).chain(near(hi)) {
+                            let fits = (0..W).all(|i| {
+                                (lo..=hi).contains(&(a + i128::from(i) * i128::from(stride)))
+                            });
+                            let says = if pred == "sle" { a <= c } else { a >= c };
+                            assert_eq!(
+                                says, fits,
+                                "W {W} bits {bits} signed {signed} stride {stride} a {a}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        check::<32>();
+        check::<16>();
+        check::<8>();
+    }
 
     /// A split module's halves are valid IR each: the general warp function
     /// exported (and no longer inlined) from one, declared in the other

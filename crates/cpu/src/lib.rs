@@ -588,7 +588,7 @@ pub fn launch(
         envv[env::CANCEL] = cancel as *const AtomicU32 as u64;
         envv[env::TID] = tids.as_ptr() as u64;
         envv[env::DESCS] = k.desc_table.as_ptr() as u64;
-        envv[env::STREAM] = u64::from(streaming);
+        envv[env::STREAM] = if streaming { 63 } else { u64::MAX };
         let range = |p: *const u8, len: usize| p as u64..p as u64 + len as u64;
         let host = memory.as_ref().map(|m| helpers::Host {
             memory: m.clone(),
