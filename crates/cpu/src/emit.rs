@@ -21,25 +21,49 @@ use warpfold_ir::*;
 const JUMP_AT: usize = 64;
 
 /// Branch weights for a conditional branch whose first target is taken
-/// almost always (a lane index jump, a yield): LLVM then lays the rare
+/// almost always (no lane past an index jump): LLVM then lays the rare
 /// side out of line and spills around its calls there, not on the hot path.
 pub(crate) const LIKELY: &str = ", !prof !{!\"branch_weights\", i32 2000, i32 1}";
-/// The same for a branch whose first target is the rare one.
+/// The same for a branch whose first target is the rare one (the watchdog
+/// cancelling, a yield).
 pub(crate) const UNLIKELY: &str = ", !prof !{!\"branch_weights\", i32 1, i32 2000}";
-/// When lane 0's value `a` of a `bits`-wide index (`signed` or not) that
-/// steps by `stride` per lane leaves no lane past a jump: `a pred c`. With
-/// stride > 0, floor((bound - 1 - a) / stride) >= W - 1 (the lanes before
-/// the jump, `lane_of_jump`) iff a <= bound - 1 - (W - 1) * stride, as
+/// When lane 0's value `a` of a `bits`-wide index (`signed` or not,
+/// extended to a signed `i{wide}`, wide > bits) that steps by `stride` per
+/// lane leaves no lane past a jump (`Emitter::lane_of_jump`).
+#[derive(Debug, PartialEq)]
+enum NoJump {
+    /// Whatever `a` is (the constant lies past `a`'s `i{wide}` range).
+    Always(bool),
+    /// When a <= the constant.
+    AtMost(i128),
+    /// When a >= the constant.
+    AtLeast(i128),
+}
+
+/// See `NoJump`. With stride > 0, floor((bound - 1 - a) / stride) >= W - 1
+/// (the lanes before the jump) iff a <= bound - 1 - (W - 1) * stride, as
 /// bound - 1 - a >= 0; below, floor((a + low) / |stride|) >= W - 1 iff
 /// a >= (W - 1) * |stride| - low.
-fn no_jump_test<const W: u32>(bits: u32, signed: bool, stride: i64) -> (&'static str, i128) {
+fn no_jump_test<const W: u32>(wide: u32, bits: u32, signed: bool, stride: i64) -> NoJump {
     let span = i128::from(W - 1) * i128::from(stride.unsigned_abs());
+    let (min, max) = match wide {
+        128 => (i128::MIN, i128::MAX),
+        _ => (-(1i128 << (wide - 1)), (1i128 << (wide - 1)) - 1),
+    };
     if stride > 0 {
         let bound: i128 = if signed { 1 << (bits - 1) } else { 1 << bits };
-        ("sle", bound - 1 - span)
+        match bound - 1 - span {
+            c if c > max => NoJump::Always(true),
+            c if c < min => NoJump::Always(false),
+            c => NoJump::AtMost(c),
+        }
     } else {
         let low: i128 = if signed { 1 << (bits - 1) } else { 0 };
-        ("sge", span - low)
+        match span - low {
+            c if c > max => NoJump::Always(false),
+            c if c < min => NoJump::Always(true),
+            c => NoJump::AtLeast(c),
+        }
     }
 }
 
@@ -733,18 +757,10 @@ impl<'a, const W: u32> Gen<'a, W> {
         // W, which the mask by W - 1 keeps and LLVM can see: a use's
         // `k == W` test then folds to `none` and the jump lane is only
         // computed where it is kept or the slow side needs it.
-        let (pred, c) = no_jump_test::<W>(bits, signed, stride);
-        let (min, max) = match wide {
-            128 => (i128::MIN, i128::MAX),
-            _ => (-(1i128 << (wide - 1)), (1i128 << (wide - 1)) - 1),
-        };
-        let none = if c < min || c > max {
-            // `a` is exact as a signed i{wide}: every value is <= a
-            // constant above the range, none is <= one below it (and
-            // the reverse for >=).
-            ((c > max) == (pred == "sle")).to_string()
-        } else {
-            self.def(&format!("icmp {pred} i{wide} {a}, {c}"))
+        let none = match no_jump_test::<W>(wide, bits, signed, stride) {
+            NoJump::Always(all) => all.to_string(),
+            NoJump::AtMost(c) => self.def(&format!("icmp sle i{wide} {a}, {c}")),
+            NoJump::AtLeast(c) => self.def(&format!("icmp sge i{wide} {a}, {c}")),
         };
         let before = self.def(&format!("trunc i{wide} {before} to i32"));
         let k = self.def(&format!("add i32 {before}, 1"));
@@ -901,7 +917,7 @@ impl<'a, const W: u32> Gen<'a, W> {
         let _ = writeln!(self.out, "{l}:");
     }
 
-    /// A splat of a scalar value (`i32 %x` or `i32 7`) to 32 lanes.
+    /// A splat of a scalar value (`i32 %x` or `i32 7`) to W lanes.
     pub(crate) fn splat(&mut self, ty: &str, scalar: &str) -> String {
         if ty == "i1" && self.avx512 {
             // As the bits of an integer: one mask-register move, where
@@ -2576,17 +2592,19 @@ fn yield_budget() -> u32 {
     std::env::var("WARPFOLD_YIELD_BUDGET")
         .ok()
         .and_then(|v| v.parse::<u32>().ok())
-        .map_or(16384, |b| b.max(2))
+        .map_or(16384, |b| b.clamp(2, i32::MAX as u32))
 }
 
 /// Trips a warp makes round a grid-stride loop (see `crate::grid_stride`)
 /// before it yields to the next warp of its CTA. Each trip of a warp reads
-/// its 128 bytes a grid's width (a megabyte) past the last: the CTA's warps
-/// taking turns every few trips read each region of memory together, a
-/// kilobyte at once, where one warp's 64 trips at a time touched 64 pages
-/// for 128 bytes each (histogram, interleaved bench runs: 0.55-0.56x
-/// OpenMP when warps ran to the end, 0.62-0.74x at 4 trips, 0.70-0.76x at
-/// 8, 0.50-0.65x at 16, 0.66-0.72x at 32).
+/// its 128 bytes a grid's width past the last (the histogram's: a
+/// megabyte): the CTA's warps taking turns every few trips read each
+/// region of memory together, a kilobyte at once, where one warp's 64
+/// trips at a time touched 64 pages for 128 bytes each. Histogram, bench
+/// runs interleaved with the budget as a knob: 0.55-0.56x OpenMP when
+/// warps ran to the end, 0.62-0.74x at 4 trips, 0.70-0.76x at 8, 0.50-0.65x
+/// at 16, 0.66-0.72x at 32; then this constant against the old code in 4
+/// more interleaved runs: 0.53-0.58x -> 0.74-0.77x.
 const GRID_STRIDE_TRIPS_PER_TURN: u32 = 8;
 
 /// Instructions (PTX, per warp function) whose blocks get a whole-warp
@@ -2834,6 +2852,7 @@ fn dispatcher_and_blocks<const W: u32>(
     }
 
     // Loops check for cancellation (the watchdog) on their way back.
+    let grid_stride_cost = (yield_budget() / GRID_STRIDE_TRIPS_PER_TURN).max(1);
     for (l, id, earliest, to, from) in std::mem::take(&mut g.checks) {
         g.emit_label(&l);
         // After many trips round loops the warp yields, so warps that wait
@@ -2842,11 +2861,7 @@ fn dispatcher_and_blocks<const W: u32>(
         // except where lanes must meet first (see `lanes`).
         let y = g.label("yield");
         let grid_stride = g.grid_stride.get(from as usize).copied().unwrap_or(false);
-        let cost = if grid_stride {
-            (yield_budget() / GRID_STRIDE_TRIPS_PER_TURN).max(1)
-        } else {
-            1
-        };
+        let cost = if grid_stride { grid_stride_cost } else { 1 };
         g.poll(&to, &y, cost);
         g.emit_label(&y);
         crate::lower::set_next(g, &sc::<W>(32, u64::from(id)));
@@ -3913,33 +3928,59 @@ pub(crate) use Gen as Emitter;
 
 #[cfg(test)]
 mod tests {
-    use super::{cta_fn, no_jump_test, split_modules, FreshRound, RegionSite, SPLIT_ABOVE_BYTES};
+    use super::{
+        cta_fn, no_jump_test, split_modules, FreshRound, NoJump, RegionSite, SPLIT_ABOVE_BYTES,
+    };
     use inkwell::context::Context;
     use inkwell::memory_buffer::MemoryBuffer;
 
     /// The compare that says an index leaves no lane past a jump agrees
     /// with counting the lanes, around its constant and at the ends of
-    /// the index's range, for both signs, several strides and widths.
+    /// the index's range, for both signs, several strides, element and
+    /// extended widths, and warp widths.
     #[test]
     fn no_jump_test_agrees_with_the_lanes_values() {
         fn check<const W: u32>() {
-            for bits in [8u32, 16, 32, 64] {
+            for (bits, wide) in [(8u32, 64u32), (16, 64), (32, 64), (64, 128)] {
                 for signed in [false, true] {
                     let (lo, hi): (i128, i128) = if signed {
                         (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
                     } else {
                         (0, (1 << bits) - 1)
                     };
-                    for stride in [1i64, 2, 3, 7, 4096, -1, -2, -5, -4096, i64::MAX, i64::MIN] {
-                        let (pred, c) = no_jump_test::<W>(bits, signed, stride);
+                    for stride in [
+                        1i64,
+                        2,
+                        3,
+                        7,
+                        4096,
+                        1 << 40,
+                        i64::MAX,
+                        -1,
+                        -2,
+                        -5,
+                        -4096,
+                        -(1 << 40),
+                        i64::MIN,
+                    ] {
+                        let test = no_jump_test::<W>(wide, bits, signed, stride);
+                        let says = |a: i128| match test {
+                            NoJump::Always(all) => all,
+                            NoJump::AtMost(c) => a <= c,
+                            NoJump::AtLeast(c) => a >= c,
+                        };
+                        let c = match test {
+                            NoJump::AtMost(c) | NoJump::AtLeast(c) => c,
+                            NoJump::Always(_) => lo,
+                        };
                         let near = |x: i128| (x - 80..=x + 80).filter(|a| (lo..=hi).contains(a));
                         for a in near(c).chain(near(lo)).chain(near(hi)) {
                             let fits = (0..W).all(|i| {
                                 (lo..=hi).contains(&(a + i128::from(i) * i128::from(stride)))
                             });
-                            let says = if pred == "sle" { a <= c } else { a >= c };
                             assert_eq!(
-                                says, fits,
+                                says(a),
+                                fits,
                                 "W {W} bits {bits} signed {signed} stride {stride} a {a}"
                             );
                         }

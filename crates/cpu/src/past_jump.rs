@@ -114,25 +114,16 @@ fn past_jump<const W: u32>(
 /// or written from `%elems[i]`. Lanes off read 0.
 pub(crate) fn past_jump_fn<const W: u32>(store: bool, bits: u32) -> String {
     let vty = vt::<W>(bits);
-    let (name, cc, ret, extra_param, attrs, start, end) = if store {
+    let params = "i64 %h, i64 %stride, i64 %extra, i32 %width, i64 %jump, i32 %k, i32 %m";
+    let (head, end) = if store {
         (
-            "st",
-            "preserve_allcc ",
-            "void".to_string(),
-            format!(", i{bits}* %elems"),
-            "",
-            String::new(),
+            format!("define internal preserve_allcc void @wf_jump_st_{bits}({params}, i{bits}* %elems) noinline #0 {{\nentry:\n"),
             "  ret void\n".to_string(),
         )
     } else {
         (
-            "ld",
-            "",
-            vty.clone(),
-            String::new(),
-            " readonly willreturn",
             format!(
-                "  %buf = alloca {vty}, align 64\n  %elems = bitcast {vty}* %buf to i{bits}*\n"
+                "define internal {vty} @wf_jump_ld_{bits}({params}) noinline readonly willreturn #0 {{\nentry:\n  %buf = alloca {vty}, align 64\n  %elems = bitcast {vty}* %buf to i{bits}*\n"
             ),
             format!("  %all = load {vty}, {vty}* %buf, align 64\n  ret {vty} %all\n"),
         )
@@ -148,9 +139,7 @@ pub(crate) fn past_jump_fn<const W: u32>(store: bool, bits: u32) -> String {
         format!("  store i{bits} 0, i{bits}* %slot\n")
     };
     format!(
-        "define internal {cc}{ret} @wf_jump_{name}_{bits}(i64 %h, i64 %stride, i64 %extra, i32 %width, i64 %jump, i32 %k, i32 %m{extra_param}) noinline{attrs} #0 {{
-entry:
-{start}  br label %head
+        "{head}  br label %head
 head:
   %i = phi i32 [ 0, %entry ], [ %i1, %next ]
   %slot = getelementptr i{bits}, i{bits}* %elems, i32 %i

@@ -952,6 +952,41 @@ fn stride_prefetch_leaves_grid_stride_sums_alone() {
     grid_stride_sums(Some(want));
 }
 
+/// A trip round a grid-stride loop costs an eighth of a turn's budget, so
+/// the warps of a CTA take turns every 8 trips; with budgets whose eighth
+/// is 2, 3 and 5 (and the default), the sums are still every lane's own,
+/// and the loop's back edge spends that much. Compilation reads the knob:
+/// the test runs again in processes of their own that have it.
+#[test]
+fn grid_stride_loops_take_turns_every_few_trips() {
+    let budget = std::env::var("WARPFOLD_YIELD_BUDGET").ok();
+    if budget.is_none() {
+        for value in ["16", "24", "40"] {
+            let status = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "grid_stride_loops_take_turns_every_few_trips"])
+                .env("WARPFOLD_YIELD_BUDGET", value)
+                .env("WARPFOLD_CACHE_DIR", "off")
+                .status()
+                .unwrap();
+            assert!(status.success(), "with WARPFOLD_YIELD_BUDGET={value}");
+        }
+    }
+    let cost = budget.map_or(16384, |b| b.parse::<u32>().unwrap()) / 8;
+    grid_stride_sums(None);
+    let dev = Device::new().with_backend(Backend::Cpu);
+    let m = module(&dev);
+    let k = kernel(&m, "gridstride", Backend::Cpu, [48, 1, 1]);
+    let c = k.compiled([48, 1, 1]);
+    let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+    let lines: Vec<&str> = ir.lines().collect();
+    let spends = lines.windows(2).any(|w| {
+        w[0].contains(" = sub i32 ")
+            && w[0].ends_with(&format!(", {cost}"))
+            && w[1].contains("i32* %budget")
+    });
+    assert!(spends, "a back edge spends {cost} of the budget");
+}
+
 /// Whether this is an Intel CPU (CPUID vendor `GenuineIntel`).
 fn intel_host() -> bool {
     #[cfg(target_arch = "x86_64")]
