@@ -43,6 +43,7 @@ int main(int argc, char** argv)
     }
     double sum = 0;
     for (long i = 0; i < batch * N; i++) sum += x[i] * wf_weight(i);
+    wf_dump(x, (batch * N) * (long)sizeof *x);
     printf("median_ms=%.6f checksum=%.17g\n", wf_median(t + 1, reps), sum);
     return 0;
 }

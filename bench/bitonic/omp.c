@@ -41,6 +41,7 @@ int main(int argc, char** argv)
     }
     double sum = 0;
     for (long i = 0; i < n; i++) sum += out[i] * wf_weight(i);
+    wf_dump(out, (n) * (long)sizeof *out);
     printf("median_ms=%.6f checksum=%.17g\n", wf_median(t + 1, reps), sum);
     return 0;
 }

@@ -3,6 +3,8 @@
 #ifndef WF_BENCH_INIT_H
 #define WF_BENCH_INIT_H
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -19,6 +21,19 @@ static inline float wf_init(const char *kind, long i)
 static inline double wf_weight(long i)
 {
     return (double)(i % 16 + 1);
+}
+
+/* WF_DUMP=PATH: the output array's bytes go there too, for the harness's
+ * element-by-element comparison (a sum hides errors on a few elements). */
+static inline void wf_dump(const void *p, long bytes)
+{
+    const char *path = getenv("WF_DUMP");
+    if (!path) return;
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(p, 1, (size_t)bytes, f) != (size_t)bytes || fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
 }
 
 static inline double wf_now_ms(void)

@@ -75,6 +75,7 @@ int main(int argc, char **argv)
     int weighted = mode && !strcmp(mode, "weighted");
     for (long i = 0; i < n; i++)
         sum += (isint[out] ? ((int *)h)[i] : ((float *)h)[i]) * (weighted ? wf_weight(i) : 1.0);
+    wf_dump(h, n * 4);
     printf("median_ms=%.6f checksum=%.17g\n", med, sum);
     return 0;
 }

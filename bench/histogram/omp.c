@@ -44,6 +44,7 @@ int main(int argc, char** argv)
         t[r] = wf_now_ms() - t0;
     }
     double sum = 0; for (long i = 0; i < BINS; i++) sum += hist[i];
+    wf_dump(hist, (BINS) * (long)sizeof *hist);
     printf("median_ms=%.6f checksum=%.17g\n", wf_median(t + 1, reps), sum);
     return 0;
 }

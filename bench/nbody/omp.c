@@ -49,6 +49,7 @@ int main(int argc, char** argv)
         t[r] = wf_now_ms() - t0;
     }
     double sum = 0; for (long i = 0; i < 4 * n; i++) sum += acc[i];
+    wf_dump(acc, (4 * n) * (long)sizeof *acc);
     printf("median_ms=%.6f checksum=%.17g\n", wf_median(t + 1, reps), sum);
     return 0;
 }

@@ -37,6 +37,7 @@ int main(int argc, char** argv)
         t[r] = wf_now_ms() - t0;
     }
     double sum = 0; for (long i = 0; i < (long)M * N; i++) sum += c[i];
+    wf_dump(c, ((long)M * N) * (long)sizeof *c);
     printf("median_ms=%.6f checksum=%.17g\n", wf_median(t + 1, reps), sum);
     return 0;
 }

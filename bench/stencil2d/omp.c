@@ -32,6 +32,7 @@ int main(int argc, char** argv)
         t[r] = wf_now_ms() - t0;
     }
     double sum = 0; for (long i = 0; i < n; i++) sum += out[i];
+    wf_dump(out, (n) * (long)sizeof *out);
     printf("median_ms=%.6f checksum=%.17g\n", wf_median(t + 1, reps), sum);
     return 0;
 }

@@ -4,8 +4,9 @@
 //! `bench/common/ocl_host.c`), and C with OpenMP built with
 //! `gcc -O3 -march=native -fopenmp`. Each reports the median of repeated
 //! launches of the kernel alone (warpfold's JIT time separately), taking
-//! turns in rounds (see `ROUNDS`), and all three results are checked
-//! against each other before any ratio is shown.
+//! turns in rounds (see `ROUNDS`), and warpfold's and POCL's results are
+//! checked against OpenMP's, checksum and element by element, before any
+//! ratio is shown.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -52,6 +53,10 @@ pub struct Run {
     pub median_ms: Option<f64>,
     pub checksum: Option<f64>,
     pub error: Option<String>,
+    /// The output buffer's elements (of the last round), for the
+    /// element-by-element check.
+    #[serde(skip)]
+    pub output: Option<Vec<f64>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -254,26 +259,24 @@ fn run_warpfold(
         eprintln!("{name}: launch times (ms): {}", ms.join(" "));
     }
     let (out, is_int) = &buffers[out_index];
-    let sum: f64 = if *is_int {
-        out.to_vec::<i32>()
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-            .map(|(i, &x)| f64::from(x) * d.weight(i))
-            .sum()
+    let values: Vec<f64> = if *is_int {
+        let v = out.to_vec::<i32>().unwrap_or_default();
+        v.into_iter().map(f64::from).collect()
     } else {
-        out.to_vec::<f32>()
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-            .map(|(i, &x)| f64::from(x) * d.weight(i))
-            .sum()
+        let v = out.to_vec::<f32>().unwrap_or_default();
+        v.into_iter().map(f64::from).collect()
     };
+    let sum: f64 = values
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| x * d.weight(i))
+        .sum();
     (
         Run {
             median_ms: median(&mut round_medians),
             checksum: Some(sum),
             error: fallback,
+            output: Some(values),
         },
         backend.name().to_string(),
         jit_ms,
@@ -295,7 +298,35 @@ fn combine(rounds: Vec<Run>) -> Run {
         median_ms: median(&mut medians),
         checksum: rounds.last().and_then(|r| r.checksum),
         error: None,
+        output: None,
     }
+}
+
+/// The elements a peer wrote to `path` (`WF_DUMP`, see bench/common/init.h):
+/// 32-bit integers or floats.
+fn read_dump(path: &Path, is_int: bool) -> Option<Vec<f64>> {
+    let bytes = std::fs::read(path).ok()?;
+    let words = bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
+    Some(if is_int {
+        words.map(|w| f64::from(i32::from_le_bytes(w))).collect()
+    } else {
+        words.map(|w| f64::from(f32::from_le_bytes(w))).collect()
+    })
+}
+
+/// Where two outputs differ by more than `tol` relative to the reference
+/// element, or to the reference's mean magnitude where that is larger
+/// (elements near zero): the first such index and its two values, or
+/// that their lengths differ. `tol` 0 asks for equality.
+fn first_difference(got: &[f64], want: &[f64], tol: f64) -> Option<String> {
+    if got.len() != want.len() {
+        return Some(format!("{} elements, expected {}", got.len(), want.len()));
+    }
+    let mean = want.iter().map(|x| x.abs()).sum::<f64>() / want.len().max(1) as f64;
+    got.iter()
+        .zip(want)
+        .position(|(a, b)| !((a - b).abs() <= tol * b.abs().max(mean)))
+        .map(|i| format!("[{i}] {} vs {}", got[i], want[i]))
 }
 
 /// Parse `median_ms=... checksum=...` from a peer's output.
@@ -326,6 +357,7 @@ fn parse_peer(out: std::io::Result<std::process::Output>) -> Run {
                 median_ms: get("median_ms="),
                 checksum: get("checksum="),
                 error: None,
+                output: None,
             }
         }
     }
@@ -410,6 +442,15 @@ pub fn run(opts: &Options) -> Result<Report, String> {
             .map(|()| exe)
         });
         let per_round = reps_per_round(opts.reps).to_string();
+        // Each peer round writes its output here (the last round's stays).
+        let (pocl_dump, omp_dump) = (
+            work.join(format!("{name}.pocl.out")),
+            work.join(format!("{name}.omp.out")),
+        );
+        let out_is_int = d
+            .args
+            .get(d.output)
+            .is_some_and(|a| a.starts_with("buf:i32"));
         let (mut pocl_rounds, mut omp_rounds) = (Vec::new(), Vec::new());
         let done = std::cell::Cell::new(0u32);
         let mut peer_round = || {
@@ -422,6 +463,7 @@ pub fn run(opts: &Options) -> Result<Report, String> {
                 pocl_rounds.push(parse_peer(
                     Command::new(&host)
                         .env("WF_CHECKSUM", d.checksum.as_deref().unwrap_or("plain"))
+                        .env("WF_DUMP", &pocl_dump)
                         .arg(dir.join("kernel.cl"))
                         .arg(&d.kernel)
                         .args(&global)
@@ -435,6 +477,7 @@ pub fn run(opts: &Options) -> Result<Report, String> {
             if let Some(Ok(exe)) = &omp_exe {
                 omp_rounds.push(parse_peer(
                     Command::new(exe)
+                        .env("WF_DUMP", &omp_dump)
                         .arg(d.n.to_string())
                         .arg(&per_round)
                         .output(),
@@ -450,7 +493,9 @@ pub fn run(opts: &Options) -> Result<Report, String> {
             peer_round();
         }
         let pocl = if pocl_ok {
-            combine(pocl_rounds)
+            let mut r = combine(pocl_rounds);
+            r.output = read_dump(&pocl_dump, out_is_int);
+            r
         } else if opts.pocl {
             Run {
                 error: Some(
@@ -463,30 +508,42 @@ pub fn run(opts: &Options) -> Result<Report, String> {
             Run::default()
         };
         let openmp = match omp_exe {
-            Some(Ok(_)) => combine(omp_rounds),
+            Some(Ok(_)) => {
+                let mut r = combine(omp_rounds);
+                r.output = read_dump(&omp_dump, out_is_int);
+                r
+            }
             Some(Err(e)) => Run {
                 error: Some(format!("gcc: {e}")),
                 ..Default::default()
             },
             None => Run::default(),
         };
+        // Same checksum and, where both wrote their output, the same
+        // elements (within the tolerance) as the OpenMP version.
+        let agrees = |r: &Run, who: &str| -> String {
+            if !close(r.checksum, openmp.checksum, d.tolerance) {
+                return format!("{who}!=OpenMP");
+            }
+            match (&r.output, &openmp.output) {
+                (Some(got), Some(want)) => match first_difference(got, want, d.tolerance) {
+                    Some(at) => format!("{who}!=OpenMP {at}"),
+                    None => format!("{who}=OpenMP"),
+                },
+                _ => format!("{who}=OpenMP (checksum only)"),
+            }
+        };
         let mut checks = Vec::new();
         if openmp.checksum.is_some() {
             // A run that failed (its error is printed under the row) is
             // not a wrong result.
             checks.push(if wf.checksum.is_none() {
-                "warpfold failed"
-            } else if close(wf.checksum, openmp.checksum, d.tolerance) {
-                "warpfold=OpenMP"
+                "warpfold failed".to_string()
             } else {
-                "warpfold!=OpenMP"
+                agrees(&wf, "warpfold")
             });
             if pocl.checksum.is_some() {
-                checks.push(if close(pocl.checksum, openmp.checksum, d.tolerance) {
-                    "POCL=OpenMP"
-                } else {
-                    "POCL!=OpenMP"
-                });
+                checks.push(agrees(&pocl, "POCL"));
             }
         }
         rows.push(Row {
@@ -638,4 +695,58 @@ pub fn table(r: &Report) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{first_difference, read_dump};
+
+    #[test]
+    fn outputs_differ_where_an_element_leaves_the_tolerance() {
+        let want = [1.0, 2.0, 0.0, 400.0];
+        assert_eq!(first_difference(&want, &want, 0.0), None);
+        // Relative to the element: 400 +- 0.04 passes at 1e-4, 400.05 not.
+        assert_eq!(
+            first_difference(&[1.0, 2.0, 0.0, 400.03], &want, 1e-4),
+            None
+        );
+        assert_eq!(
+            first_difference(&[1.0, 2.0, 0.0, 400.05], &want, 1e-4).as_deref(),
+            Some("[3] 400.05 vs 400")
+        );
+        // A small element is judged against the mean magnitude (100.75)
+        // where that is larger: 2 + 0.5 is out, 2 + 0.005 in.
+        assert!(first_difference(&[1.0, 2.5, 0.0, 400.0], &want, 1e-4).is_some());
+        assert_eq!(
+            first_difference(&[1.0, 2.005, 0.0, 400.0], &want, 1e-4),
+            None
+        );
+        // Near zero too: 0.005 passes.
+        assert_eq!(
+            first_difference(&[1.0, 2.0, 0.005, 400.0], &want, 1e-4),
+            None
+        );
+        // Exact for a zero tolerance, a NaN never agrees, lengths must match.
+        assert!(first_difference(&[1.0, 2.0, 0.0, 401.0], &want, 0.0).is_some());
+        assert!(first_difference(&[f64::NAN, 2.0, 0.0, 400.0], &want, 1.0).is_some());
+        assert!(first_difference(&want[..3], &want, 1.0).is_some());
+    }
+
+    #[test]
+    fn dumps_read_back_as_the_peer_wrote_them() {
+        let dir = std::env::temp_dir().join(format!("wf-dump-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (ints, floats) = (dir.join("i"), dir.join("f"));
+        let i: Vec<u8> = [-3i32, 7].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let f: Vec<u8> = [0.5f32, -2.25]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        std::fs::write(&ints, i).unwrap();
+        std::fs::write(&floats, f).unwrap();
+        assert_eq!(read_dump(&ints, true), Some(vec![-3.0, 7.0]));
+        assert_eq!(read_dump(&floats, false), Some(vec![0.5, -2.25]));
+        assert_eq!(read_dump(&dir.join("missing"), false), None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
