@@ -170,53 +170,29 @@ impl Pass {
         self.base = None;
         let mut promoted = 0;
         for (inst, access) in insts {
+            LLVMPositionBuilderBefore(self.b, inst);
             match access {
-                Access::Load(Span {
-                    off,
-                    n,
-                    bits,
-                    masked,
-                    base,
-                }) => {
-                    LLVMPositionBuilderBefore(self.b, inst);
-                    self.base = Some(base);
-                    let (mask, old) = if masked {
-                        let m = LLVMGetOperand(inst, 2);
-                        (
-                            bits.map_or(Mask::Value(m), Mask::Bits),
-                            Some(LLVMGetOperand(inst, 3)),
-                        )
+                Access::Load(span) | Access::Store(span) => {
+                    let load = matches!(access, Access::Load(_));
+                    self.base = Some(span.base);
+                    // A mask known bit by bit, else the run-time one
+                    // (operand 2 of a masked load, 3 of a masked store).
+                    let mask = span.bits.map_or_else(
+                        || Mask::Value(LLVMGetOperand(inst, if load { 2 } else { 3 })),
+                        Mask::Bits,
+                    );
+                    if load {
+                        let old = span.masked.then(|| LLVMGetOperand(inst, 3));
+                        let v = self.read(span.off, span.n, mask, old, LLVMTypeOf(inst));
+                        LLVMReplaceAllUsesWith(inst, v);
                     } else {
-                        (Mask::Bits(all(n)), None)
-                    };
-                    let v = self.read(off, n, mask, old, LLVMTypeOf(inst));
-                    LLVMReplaceAllUsesWith(inst, v);
+                        self.write(span.off, span.n, mask, LLVMGetOperand(inst, 0));
+                    }
                     LLVMInstructionEraseFromParent(inst);
                     promoted += 1;
                 }
-                Access::Store(Span {
-                    off,
-                    n,
-                    bits,
-                    masked,
-                    base,
-                }) => {
-                    LLVMPositionBuilderBefore(self.b, inst);
-                    self.base = Some(base);
-                    let mask = match (masked, bits) {
-                        (true, None) => Mask::Value(LLVMGetOperand(inst, 3)),
-                        (_, bits) => Mask::Bits(bits.unwrap_or(all(n))),
-                    };
-                    self.write(off, n, mask, LLVMGetOperand(inst, 0));
-                    LLVMInstructionEraseFromParent(inst);
-                    promoted += 1;
-                }
-                Access::Reads => {
-                    LLVMPositionBuilderBefore(self.b, inst);
-                    self.write_back();
-                }
+                Access::Reads => self.write_back(),
                 Access::Writes => {
-                    LLVMPositionBuilderBefore(self.b, inst);
                     self.write_back();
                     self.chunks.iter_mut().for_each(|c| *c = None);
                 }

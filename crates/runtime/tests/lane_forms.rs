@@ -934,15 +934,11 @@ fn streaming_stores_write_what_cached_stores_write() {
 fn stride_prefetch_leaves_grid_stride_sums_alone() {
     let knob = std::env::var("WARPFOLD_PREFETCH").ok();
     if knob.is_none() {
-        for value in ["stride", "off"] {
-            let status = std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--exact", "stride_prefetch_leaves_grid_stride_sums_alone"])
-                .env("WARPFOLD_PREFETCH", value)
-                .env("WARPFOLD_CACHE_DIR", "off")
-                .status()
-                .unwrap();
-            assert!(status.success(), "with WARPFOLD_PREFETCH={value}");
-        }
+        run_again_with(
+            "stride_prefetch_leaves_grid_stride_sums_alone",
+            "WARPFOLD_PREFETCH",
+            &["stride", "off"],
+        );
     }
     let want = match knob.as_deref() {
         Some("stride") => true,
@@ -961,15 +957,11 @@ fn stride_prefetch_leaves_grid_stride_sums_alone() {
 fn grid_stride_loops_take_turns_every_few_trips() {
     let budget = std::env::var("WARPFOLD_YIELD_BUDGET").ok();
     if budget.is_none() {
-        for value in ["16", "24", "40"] {
-            let status = std::process::Command::new(std::env::current_exe().unwrap())
-                .args(["--exact", "grid_stride_loops_take_turns_every_few_trips"])
-                .env("WARPFOLD_YIELD_BUDGET", value)
-                .env("WARPFOLD_CACHE_DIR", "off")
-                .status()
-                .unwrap();
-            assert!(status.success(), "with WARPFOLD_YIELD_BUDGET={value}");
-        }
+        run_again_with(
+            "grid_stride_loops_take_turns_every_few_trips",
+            "WARPFOLD_YIELD_BUDGET",
+            &["16", "24", "40"],
+        );
     }
     // At least 1 (the test script also runs everything with a budget of 2).
     let cost = (budget.map_or(16384, |b| b.parse::<u32>().unwrap()) / 8).max(1);
@@ -986,6 +978,21 @@ fn grid_stride_loops_take_turns_every_few_trips() {
             && w[1].contains("i32* %budget")
     });
     assert!(spends, "a back edge spends {cost} of the budget");
+}
+
+/// Runs test `name` again in a process of its own for each value of the
+/// environment variable `var` (compilation reads such knobs once per
+/// process), with the disk cache off; each run must pass.
+fn run_again_with(name: &str, var: &str, values: &[&str]) {
+    for value in values {
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", name])
+            .env(var, value)
+            .env("WARPFOLD_CACHE_DIR", "off")
+            .status()
+            .unwrap();
+        assert!(status.success(), "with {var}={value}");
+    }
 }
 
 /// Whether this is an Intel CPU (CPUID vendor `GenuineIntel`).
