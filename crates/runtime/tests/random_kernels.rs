@@ -1,6 +1,7 @@
 //! Differential testing on generated kernels: random small PTX programs
 //! (straight-line integer and float arithmetic, divergent branches, loops
-//! with lane-dependent trip counts, barriers, shuffles and votes) must give
+//! with lane-dependent trip counts, barriers, shuffles and votes, global
+//! loads at computed indices) must give
 //! bit-identical outputs on the compiled backend and on the interpreter.
 
 use warpfold::{Arg, Backend, Device};
@@ -29,9 +30,9 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32) {
     // Warp collectives and barriers only where all lanes are together
     // (depth 0): inside divergent code they are undefined or deadlock.
     let choice = match depth {
-        0 => rng.pick(16),
-        1 | 2 => [0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15][rng.pick(13)],
-        _ => [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15][rng.pick(11)],
+        0 => rng.pick(17),
+        1 | 2 => [0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16][rng.pick(14)],
+        _ => [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15, 16][rng.pick(12)],
     };
     match choice {
         0 => {
@@ -235,6 +236,27 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32) {
                 f(rng)
             ));
         }
+        16 => {
+            // a global load at an index from a register, kept inside the
+            // input: where the register is affine in the lane (as every
+            // one starts) the mask makes the index wrap inside the warp,
+            // which the compiled loads handle apart (the lanes past the
+            // jump); as a 32-bit unsigned index, a signed one around the
+            // input's middle, or a 64-bit one; with a small offset or none
+            let a = r(rng);
+            out.push_str(&match rng.pick(3) {
+                0 => format!("  and.b32 %ra, {a}, 1023;\n  mul.wide.u32 %ta, %ra, 4;\n  add.s64 %ta, %in, %ta;\n"),
+                1 => format!("  and.b32 %ra, {a}, 1023;\n  sub.s32 %ra, %ra, 512;\n  mul.wide.s32 %ta, %ra, 4;\n  add.s64 %ta, %inmid, %ta;\n"),
+                _ => format!("  cvt.u64.u32 %ta, {a};\n  and.b64 %ta, %ta, 1023;\n  shl.b64 %ta, %ta, 2;\n  add.s64 %ta, %in, %ta;\n"),
+            });
+            let off = [0, 0, 4, -4, 64][rng.pick(5)];
+            let at = if off == 0 { "[%ta]".to_string() } else { format!("[%ta+{off}]") };
+            out.push_str(&if rng.pick(3) == 0 {
+                format!("  ld.global.f32 {}, {at};\n", f(rng))
+            } else {
+                format!("  ld.global.u32 {}, {at};\n", r(rng))
+            });
+        }
         _ => {
             // exchange through shared memory across a barrier: from the
             // neighbour lane, the first lane of the half-warp (half
@@ -281,16 +303,29 @@ fn kernel(seed: u64) -> String {
         ));
     }
     format!(
-        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po)\n{{\n\
-  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta;\n  .reg .b32 %ra, %rb;\n  .shared .align 4 .b8 buf[1024];\n\
+        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po, .param .u64 pin)\n{{\n\
+  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %in, %inmid;\n  .reg .b32 %ra, %rb;\n  .shared .align 4 .b8 buf[1024];\n\
   mov.u32 %r9, %tid.x;\n  setp.ne.u32 %p0, %r9, 5;\n\
-  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %r9, {};\n  add.s64 %out, %out, %t64;\n\
+  ld.param.u64 %in, [pin];\n  add.s64 %in, %in, {IN_PAD};\n  add.s64 %inmid, %in, 2048;\n  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %r9, {};\n  add.s64 %out, %out, %t64;\n\
   mov.u64 %sh, buf;\n  mul.wide.u32 %t64, %r9, 4;\n  add.s64 %sh, %sh, %t64;\n  xor.b32 %r8, %r9, 1;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shn, buf;\n  add.s64 %shn, %shn, %t64;\n\
   and.b32 %r8, %r9, -16;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shb, buf;\n  add.s64 %shb, %shb, %t64;\n\
   and.b32 %r8, %r9, -17;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shr, buf;\n  add.s64 %shr, %shr, %t64;\n\
 {init}{body}{stores}  ret;\n}}\n",
-        8 * NREG
+        8 * NREG,
+        IN_PAD = IN_PAD_BYTES,
     )
+}
+
+/// The input the loads read: 1024 words indexed from `%in`, with this much
+/// before and after for their offsets.
+const IN_PAD_BYTES: usize = 64;
+
+/// Its contents: every bit pattern kind (as floats: normals, subnormals,
+/// infinities, NaNs), the same on both backends.
+fn input_words() -> Vec<u32> {
+    (0..1024 + 2 * IN_PAD_BYTES as u32 / 4)
+        .map(|i| i.wrapping_mul(0x9e37_79b1) ^ (i << 7))
+        .collect()
 }
 
 #[test]
@@ -319,7 +354,13 @@ fn random_kernels_agree_between_backends() {
                 }
             }
             let out = dev.buffer_zeroed(threads as usize * 8 * NREG).unwrap();
-            let r = k.launch([2, 1, 1], [threads, 1, 1], 0, &[Arg::Buffer(&out)]);
+            let inp = dev.buffer_from(&input_words()).unwrap();
+            let r = k.launch(
+                [2, 1, 1],
+                [threads, 1, 1],
+                0,
+                &[Arg::Buffer(&out), Arg::Buffer(&inp)],
+            );
             outs.push(r.map(|_| out.to_bytes()).map_err(|e| e.to_string()));
         }
         let agree = match (&outs[0], &outs[1]) {
