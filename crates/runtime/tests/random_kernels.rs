@@ -24,7 +24,7 @@ impl Rng {
 const NREG: usize = 6;
 
 /// One random statement over registers %r0..%r5 (u32) and %f0..%f5 (f32).
-fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, stores: &mut usize) {
+fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, regions: &mut usize) {
     let r = |rng: &mut Rng| format!("%r{}", rng.pick(NREG));
     let f = |rng: &mut Rng| format!("%f{}", rng.pick(NREG));
     // Warp collectives and barriers only where all lanes are together
@@ -122,9 +122,9 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, stores: &
                 r(rng),
                 r(rng)
             ));
-            stmt(rng, out, depth + 1, labels, stores);
+            stmt(rng, out, depth + 1, labels, regions);
             out.push_str(&format!("  bra $L{lj};\n$L{le}:\n"));
-            stmt(rng, out, depth + 1, labels, stores);
+            stmt(rng, out, depth + 1, labels, regions);
             out.push_str(&format!("$L{lj}:\n"));
         }
         9 => {
@@ -133,7 +133,7 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, stores: &
             let (lh, lx) = (*labels - 1, *labels);
             // One counter per nesting depth, so inner loops do not reset it.
             out.push_str(&format!("  and.b32 %rc{depth}, {}, 7;\n$L{lh}:\n  setp.eq.u32 %p1, %rc{depth}, 0;\n  @%p1 bra $L{lx};\n", r(rng)));
-            stmt(rng, out, depth + 1, labels, stores);
+            stmt(rng, out, depth + 1, labels, regions);
             out.push_str(&format!(
                 "  sub.u32 %rc{depth}, %rc{depth}, 1;\n  bra $L{lh};\n$L{lx}:\n"
             ));
@@ -258,7 +258,7 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, stores: &
             });
         }
         // (nothing once the regions are used up)
-        17 if *stores >= SCRATCH_REGIONS => {}
+        17 if *regions >= SCRATCH_REGIONS => {}
         17 => {
             // a global store into a region of the scratch buffer of this
             // statement's own (per CTA and 32-lane warp), at an index
@@ -268,8 +268,8 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, stores: &
             // order them differently), and the mask makes it wrap inside
             // the warp where the compiled stores split (the lanes past the
             // jump); unsigned, signed around the middle, or 64-bit
-            let k = *stores;
-            *stores += 1;
+            let k = *regions;
+            *regions += 1;
             let stride = [1, 3, 5, 7, 33, 255, 251][rng.pick(7)];
             out.push_str(&format!(
                 "  mov.u64 %tb, {};\n  add.s64 %tb, %scr, %tb;\n  mad.lo.u32 %ra, %r9, {stride}, {};\n  and.b32 %ra, %ra, 255;\n",
@@ -310,10 +310,11 @@ fn kernel(seed: u64) -> String {
     let mut rng = Rng(seed | 1);
     let mut body = String::new();
     let mut labels = 0;
-    let mut stores = 0;
+    // Scratch regions the store statements have taken.
+    let mut regions = 0;
     let n = 4 + rng.pick(10);
     for _ in 0..n {
-        stmt(&mut rng, &mut body, 0, &mut labels, &mut stores);
+        stmt(&mut rng, &mut body, 0, &mut labels, &mut regions);
     }
     let mut init = String::new();
     for i in 0..NREG {
