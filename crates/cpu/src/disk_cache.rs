@@ -1,8 +1,10 @@
 //! Machine code of compiled kernels on disk, so later processes skip LLVM.
 //!
 //! The key is the SHA-256 of warpfold's version, the LLVM version, the CPU
-//! name and features and the generated LLVM IR, which names no addresses
-//! and says everything about the kernel and its options. Entries are
+//! name and features, the code-generation knobs, the source of the pipeline
+//! from IR to machine code (see `jit::compile`) and the generated LLVM IR,
+//! which names no addresses and says everything about the kernel and its
+//! options. Entries are
 //! written atomically (a temporary file renamed into place) and checked
 //! when read (magic, length and SHA-256 of the payload): a damaged entry is
 //! ignored and rebuilt.

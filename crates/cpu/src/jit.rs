@@ -144,6 +144,12 @@ pub enum CacheUse {
     Loaded,
 }
 
+/// The source of what turns the generated IR into machine code (the passes
+/// and code generation here, `shared_regs`), part of the disk cache key: a
+/// change there that leaves the IR as it was must not load objects the old
+/// pipeline made (an A/B of two builds read the other's code).
+const PIPELINE_SOURCE: [&str; 2] = [include_str!("jit.rs"), include_str!("shared_regs.rs")];
+
 /// Compile `modules` (or load their machine code from the disk cache) and
 /// return the address of `wf_cta`, defined in one of them. The JIT holding
 /// the code lives as long as the process (compiled kernels are cached in
@@ -168,6 +174,8 @@ pub fn compile(
                 cpu.as_bytes(),
                 features.as_bytes(),
                 knobs.as_bytes(),
+                PIPELINE_SOURCE[0].as_bytes(),
+                PIPELINE_SOURCE[1].as_bytes(),
                 ir.as_bytes(),
             ])
         })
