@@ -278,13 +278,7 @@ fn run_warpfold(
         eprintln!("{name}: launch times (ms): {}", ms.join(" "));
     }
     let (out, is_int) = &buffers[out_index];
-    let values: Vec<f64> = if *is_int {
-        let v = out.to_vec::<i32>().unwrap_or_default();
-        v.into_iter().map(f64::from).collect()
-    } else {
-        let v = out.to_vec::<f32>().unwrap_or_default();
-        v.into_iter().map(f64::from).collect()
-    };
+    let values = values_of(&out.to_bytes(), *is_int);
     let sum: f64 = values
         .iter()
         .enumerate()
@@ -321,16 +315,19 @@ fn combine(rounds: Vec<Run>) -> Run {
     }
 }
 
-/// The elements a peer wrote to `path` (`WF_DUMP`, see bench/common/init.h):
-/// 32-bit integers or floats.
+/// The elements a peer wrote to `path` (`WF_DUMP`, see bench/common/init.h).
 fn read_dump(path: &Path, is_int: bool) -> Option<Vec<f64>> {
-    let bytes = std::fs::read(path).ok()?;
+    Some(values_of(&std::fs::read(path).ok()?, is_int))
+}
+
+/// An output's bytes as its elements: 32-bit integers or floats.
+fn values_of(bytes: &[u8], is_int: bool) -> Vec<f64> {
     let words = bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
-    Some(if is_int {
+    if is_int {
         words.map(|w| f64::from(i32::from_le_bytes(w))).collect()
     } else {
         words.map(|w| f64::from(f32::from_le_bytes(w))).collect()
-    })
+    }
 }
 
 /// Where two outputs differ by more than `tol` relative to the reference
