@@ -132,7 +132,13 @@ pub mod env {
     /// to be non-temporal: 63 when the launch streams (see
     /// `ExecOptions::streaming_stores`), all of them when it does not.
     pub const STREAM: usize = 27;
-    pub const LEN: usize = 28;
+    /// The buffer whose adds this worker sums in its copy (see
+    /// `deferred_red`): device address, bytes (0: add to memory), and the
+    /// copy's address.
+    pub const RED_BASE: usize = 28;
+    pub const RED_LEN: usize = 29;
+    pub const RED_COPY: usize = 30;
+    pub const LEN: usize = 31;
 }
 
 /// Helper kinds called per lane for operations without an inline form.
@@ -156,6 +162,8 @@ pub struct Emitted {
     /// Instructions whose address is passed to per-lane helpers (kept alive
     /// by the compiled kernel).
     pub descs: Vec<Box<InstKind>>,
+    /// Global adds the launch may sum per worker.
+    pub deferral: Option<crate::deferred_red::Deferral>,
 }
 
 pub(crate) struct Gen<'a, const W: u32> {
@@ -196,6 +204,8 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// Own-slot shared arrays: stores that keep the CPU's NaNs and the
     /// loads that make them canonical instead.
     pub(crate) own_slots: crate::own_slots::OwnSlots,
+    /// Global adds summed per worker (see `deferred_red`).
+    pub(crate) deferral: Option<crate::deferred_red::Deferral>,
     /// Set while a store in `own_slots.raw_stores` is lowered: `val` then
     /// leaves lazily canonical NaNs as they are.
     pub(crate) keep_nans: bool,
@@ -621,6 +631,14 @@ impl<'a, const W: u32> Gen<'a, W> {
             .entry(self.cur_id)
             .or_insert((self.cur_inst, at));
         (inst == self.cur_inst && slot < self.stride_at + 8 * STRIDE_SLOTS).then_some(slot)
+    }
+
+    /// The instruction being lowered is a global add summed per worker.
+    pub(crate) fn deferred_red_here(&self) -> bool {
+        let at = (self.p.order[self.cur_id as usize], self.cur_inst);
+        self.deferral
+            .as_ref()
+            .is_some_and(|d| d.sites.contains(&at))
     }
 
     /// The block being lowered is in a loop.
@@ -1813,6 +1831,7 @@ pub fn emit<const W: u32>(
         guarded: false,
         float_reg: float_reg.clone(),
         own_slots: crate::own_slots::own_slots(p, shape, &float_reg),
+        deferral: crate::deferred_red::deferral(p).filter(|_| crate::deferred_red::enabled()),
         keep_nans: false,
         cur_id: 0,
         checks: Vec::new(),
@@ -2122,6 +2141,7 @@ pub fn emit<const W: u32>(
         modules,
         state_bytes,
         descs: g.descs,
+        deferral: g.deferral,
     })
 }
 

@@ -10,6 +10,7 @@
 //! ALU per lane). Memory is not checked here: the interpreter is the
 //! checking mode.
 
+mod deferred_red;
 mod disk_cache;
 mod dom;
 mod emit;
@@ -116,6 +117,8 @@ pub struct CompiledKernel {
     desc_table: Vec<u64>,
     /// The kernel uses `bar.red` (the driver combines the warps' shares).
     bar_red: bool,
+    /// Global adds each worker may sum in a copy of their buffer.
+    deferral: Option<deferred_red::Deferral>,
     /// Milliseconds spent compiling (or loading from the disk cache).
     pub compile_ms: f64,
     /// Whether the machine code came from the disk cache.
@@ -422,6 +425,7 @@ fn compile_as(
         host_calls,
         bar_ids,
         _descs: e.descs,
+        deferral: e.deferral,
         compile_ms: t0.elapsed().as_secs_f64() * 1e3,
         llvm_ir: e.ir,
     })
@@ -533,7 +537,13 @@ pub fn launch(
     let memory = k.host_calls.then(|| mem.snapshot());
     let memory = &memory;
     // One worker's share: CTAs taken a chunk at a time until none is left.
-    let share = |w: usize| {
+    // Global adds the workers sum in copies of their buffer (see
+    // `deferred_red`), when this launch's arguments allow it.
+    let red_target = k.deferral.as_ref().and_then(|d| {
+        let (base, len) = d.target(func, params, &globals, |a| mem.allocation_at(a))?;
+        Some((base, len, d.bytes))
+    });
+    let share = |w: usize, red: Option<(u64, u64, u64)>| {
         // A packed warp holds P real CTAs' shared memory, one share apart.
         let shared_len = if pack > 1 {
             pack * pack::share(&k.layout)
@@ -589,6 +599,11 @@ pub fn launch(
         envv[env::TID] = tids.as_ptr() as u64;
         envv[env::DESCS] = k.desc_table.as_ptr() as u64;
         envv[env::STREAM] = if streaming { 63 } else { u64::MAX };
+        if let Some((base, len, copy)) = red {
+            envv[env::RED_BASE] = base;
+            envv[env::RED_LEN] = len;
+            envv[env::RED_COPY] = copy;
+        }
         let range = |p: *const u8, len: usize| p as u64..p as u64 + len as u64;
         let host = memory.as_ref().map(|m| helpers::Host {
             memory: m.clone(),
@@ -690,13 +705,27 @@ pub fn launch(
             }
         }
     };
-    let work = |w: usize| {
-        share(w);
+    let finish = || {
         if streaming {
             // The worker's non-temporal stores reach memory before the
             // launch is seen to end.
             store_fence();
         }
+    };
+    let work = |w: usize| {
+        let Some((base, len, bytes)) = red_target else {
+            share(w, None);
+            return finish();
+        };
+        let words = len.div_ceil(8) as usize;
+        let (mut copy_buf, c0) = own_buffer::<u64>(words);
+        let copy = &mut copy_buf[c0..c0 + words];
+        // The code adds to the copy only where a whole word of `bytes`
+        // lies inside the buffer.
+        let inside = (len + 1).saturating_sub(u64::from(bytes));
+        share(w, Some((base, inside, copy.as_mut_ptr() as u64)));
+        deferred_red::add_back(base, len, bytes, copy);
+        finish();
     };
     // One worker and no watchdog: the calling thread runs the grid (a
     // launch costs no thread start). Otherwise the pool's threads do.

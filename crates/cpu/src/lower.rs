@@ -2870,6 +2870,11 @@ pub(crate) fn emit_inst<const W: u32>(
         } => {
             let h = host_addr(g, addr, *space)?;
             let x = g.to64(*a, ty.bits());
+            if g.deferred_red_here() {
+                // Its result is never read: no `dst` to set.
+                deferred_add(g, h, x, ty.bits(), &exec);
+                return Ok(());
+            }
             let y = match b {
                 Some(b) => g.to64(*b, ty.bits()),
                 None => sc::<W>(64, 0),
@@ -4858,6 +4863,46 @@ fn inline_atomic<const W: u32>(
     } else {
         g.def(&format!("zext {it} {old} to i64"))
     }
+}
+
+/// A global integer add whose buffer the launch may sum per worker (see
+/// `deferred_red`): each lane's add goes to the worker's copy when its
+/// address is an aligned word of the buffer the launch set
+/// (`env::RED_BASE`, `env::RED_LEN`; a length of 0 when it did not), else
+/// to memory as a locked add.
+fn deferred_add<const W: u32>(g: &mut Gen<W>, h: String, x: String, bits: u32, exec: &str) {
+    let base = g.env(env::RED_BASE);
+    let len = g.env(env::RED_LEN);
+    let copy = g.env(env::RED_COPY);
+    g.lane_loop(&[h, x], 2, Some(exec), |g, xs| {
+        let it = format!("i{bits}");
+        let off = g.def(&format!("sub i64 {}, {base}", xs[0]));
+        let inside = g.def(&format!("icmp ult i64 {off}, {len}"));
+        let odd = g.def(&format!("and i64 {off}, {}", bits / 8 - 1));
+        let aligned = g.def(&format!("icmp eq i64 {odd}, 0"));
+        let ok = g.def(&format!("and i1 {inside}, {aligned}"));
+        let (lc, lm, lj) = (g.label("red_copy"), g.label("red_mem"), g.label("red_join"));
+        g.line(&format!("br i1 {ok}, label %{lc}, label %{lm}{LIKELY}"));
+        g.emit_label(&lc);
+        let at = g.def(&format!("add i64 {copy}, {off}"));
+        let p = g.def(&format!("inttoptr i64 {at} to {it}*"));
+        let a = narrow_i64(g, &xs[1], bits);
+        let old = g.def(&format!("load {it}, {it}* {p}"));
+        let new = g.def(&format!("add {it} {old}, {a}"));
+        g.line(&format!("store {it} {new}, {it}* {p}"));
+        g.line(&format!("br label %{lj}"));
+        g.emit_label(&lm);
+        inline_atomic(
+            g,
+            Rmw::Op("add"),
+            bits,
+            &[xs[0].clone(), xs[1].clone(), "0".into()],
+            false,
+        );
+        g.line(&format!("br label %{lj}"));
+        g.emit_label(&lj);
+        "0".into()
+    });
 }
 
 fn narrow_i64<const W: u32>(g: &mut Gen<W>, x: &str, bits: u32) -> String {

@@ -250,7 +250,11 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, regions: 
                 _ => format!("  cvt.u64.u32 %ta, {a};\n  and.b64 %ta, %ta, 1023;\n  shl.b64 %ta, %ta, 2;\n  add.s64 %ta, %in, %ta;\n"),
             });
             let off = [0, 0, 4, -4, 64][rng.pick(5)];
-            let at = if off == 0 { "[%ta]".to_string() } else { format!("[%ta+{off}]") };
+            let at = if off == 0 {
+                "[%ta]".to_string()
+            } else {
+                format!("[%ta+{off}]")
+            };
             out.push_str(&if rng.pick(3) == 0 {
                 format!("  ld.global.f32 {}, {at};\n", f(rng))
             } else {
