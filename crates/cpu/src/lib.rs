@@ -559,6 +559,11 @@ pub fn launch(
         let (mut local_buf, l0) = own_buffer::<u8>(local_bytes);
         let local = &mut local_buf[l0..l0 + local_bytes];
         let nwarps = (nthreads as usize).div_ceil(width);
+        let all_warps: u32 = if nwarps >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << nwarps) - 1
+        };
         // The states start 128-byte aligned (whole vector registers live
         // there).
         let state_words = (nwarps * k.state_bytes).div_ceil(8) + 16;
@@ -687,7 +692,7 @@ pub fn launch(
                 // SAFETY: the table has 33 words; nothing else refers to it now.
                 unsafe { std::ptr::write_bytes(bars, 0, 33) };
             }
-            let mut r = run_cta(k, &envv, states, live, nthreads as usize, first, bars);
+            let mut r = run_cta(k, &envv, states, live, all_warps, first, bars);
             if let Some((t, line, kind)) = host.as_ref().and_then(|h| h.fault.take()) {
                 r = Err(fault_error(k, cfg.block, first, t, line, kind));
             }
@@ -816,17 +821,22 @@ fn warp_lanes(nthreads: usize, width: usize) -> Vec<u32> {
         .collect()
 }
 
+/// Runs a CTA. The compiled code's first call finishes most CTAs (it
+/// releases plain barriers itself), so it is made here, in line in the
+/// worker's loop; rounds after it (barriers the driver releases, yields)
+/// are `run_rounds`'. `all`: the CTA's warps as a bit set. A grid of
+/// empty CTAs spent half its time in this function before (a division,
+/// a large frame): 34-50 ns a CTA on one core.
+#[inline]
 fn run_cta(
     k: &CompiledKernel,
     envv: &[u64],
     states_words: &mut [u64],
     lanes: &[u32; 32],
-    nthreads: usize,
+    all: u32,
     ctaid: [u32; 3],
     bars: *mut u32,
 ) -> Result<(), ExecError> {
-    let nwarps = nthreads.div_ceil(k.warp as usize);
-    let sb = k.state_bytes;
     // SAFETY: u64 storage viewed as bytes (alignment only grows).
     let bytes: &mut [u8] = unsafe {
         std::slice::from_raw_parts_mut(states_words.as_mut_ptr() as *mut u8, states_words.len() * 8)
@@ -834,33 +844,68 @@ fn run_cta(
     // First calls start the warps (they read no state).
     let mut fresh = *lanes;
     // Warps not finished, as a bit set (at most 32 warps).
-    let mut running: u32 = if nwarps == 32 {
-        u32::MAX
-    } else {
-        (1u32 << nwarps) - 1
-    };
+    let mut running = all;
     let mut codes = [0u32; 32];
+    // SAFETY: as in `run_rounds`.
+    let r = unsafe {
+        (k.func)(
+            bytes.as_mut_ptr(),
+            envv.as_ptr(),
+            k.state_bytes as u64,
+            &mut running,
+            fresh.as_mut_ptr(),
+            codes.as_mut_ptr(),
+        )
+    };
+    if r == 3 || running == 0 {
+        return Ok(());
+    }
+    run_rounds(k, envv, bytes, fresh, running, codes, ctaid, bars)
+}
+
+/// The rounds of a CTA after the first call (whose codes `running` and
+/// `codes` hold): release barriers, resume warps, until all finish.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn run_rounds(
+    k: &CompiledKernel,
+    envv: &[u64],
+    bytes: &mut [u8],
+    mut fresh: [u32; 32],
+    mut running: u32,
+    mut codes: [u32; 32],
+    ctaid: [u32; 3],
+    bars: *mut u32,
+) -> Result<(), ExecError> {
+    let sb = k.state_bytes;
+    // The first round's call was made by `run_cta`.
+    let mut called = true;
     loop {
         let (mut at_barrier, mut stuck) = (0usize, 0usize);
         let mut yielded = false;
-        // SAFETY: the state buffers hold `state_bytes` for each of the
-        // CTA's warps, `fresh` and `codes` have an entry per warp, and the
-        // environment describes live buffers for this CTA. The code may
-        // release plain barriers itself and run more rounds; it leaves in
-        // `running` the warps of the round whose codes it returns.
-        let r = unsafe {
-            (k.func)(
-                bytes.as_mut_ptr(),
-                envv.as_ptr(),
-                sb as u64,
-                &mut running,
-                fresh.as_mut_ptr(),
-                codes.as_mut_ptr(),
-            )
-        };
-        if r == 3 {
-            return Ok(());
+        if !called {
+            // SAFETY: the state buffers hold `state_bytes` for each of the
+            // CTA's warps, `fresh` and `codes` have an entry per warp, and
+            // the environment describes live buffers for this CTA. The code
+            // may release plain barriers itself and run more rounds; it
+            // leaves in `running` the warps of the round whose codes it
+            // returns.
+            let r = unsafe {
+                (k.func)(
+                    bytes.as_mut_ptr(),
+                    envv.as_ptr(),
+                    sb as u64,
+                    &mut running,
+                    fresh.as_mut_ptr(),
+                    codes.as_mut_ptr(),
+                )
+            };
+            if r == 3 {
+                return Ok(());
+            }
         }
+        called = false;
         let mut todo = running;
         while todo != 0 {
             let w = todo.trailing_zeros() as usize;
