@@ -15,7 +15,9 @@
 //!
 //! The kernel-side condition is found here, from where each address comes
 //! from; the launch checks the rest (the buffer is small and no other
-//! argument points into it: see `Deferral::target`).
+//! argument points into it: see `Deferral::target`). Like CUDA C++, this
+//! takes an address made from a pointer argument to stay in the
+//! allocation the argument points into.
 
 use crate::prepare::Prepared;
 use std::collections::HashSet;

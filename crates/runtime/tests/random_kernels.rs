@@ -1,7 +1,7 @@
 //! Differential testing on generated kernels: random small PTX programs
 //! (straight-line integer and float arithmetic, divergent branches, loops
 //! with lane-dependent trip counts, barriers, shuffles and votes, global
-//! loads and stores at computed indices) must give
+//! loads and stores at computed indices, global integer adds) must give
 //! bit-identical outputs on the compiled backend and on the interpreter.
 
 use warpfold::{Arg, Backend, Device};
@@ -30,9 +30,9 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, regions: 
     // Warp collectives and barriers only where all lanes are together
     // (depth 0): inside divergent code they are undefined or deadlock.
     let choice = match depth {
-        0 => rng.pick(18),
-        1 | 2 => [0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17][rng.pick(15)],
-        _ => [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15, 16, 17][rng.pick(13)],
+        0 => rng.pick(19),
+        1 | 2 => [0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17, 18][rng.pick(16)],
+        _ => [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15, 16, 17, 18][rng.pick(14)],
     };
     match choice {
         0 => {
@@ -245,15 +245,15 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, regions: 
             // input's middle, or a 64-bit one; with a small offset or none
             let a = r(rng);
             out.push_str(&match rng.pick(3) {
-                0 => format!("  and.b32 %ra, {a}, 1023;\n  mul.wide.u32 %ta, %ra, 4;\n  add.s64 %ta, %in, %ta;\n"),
-                1 => format!("  and.b32 %ra, {a}, 1023;\n  sub.s32 %ra, %ra, 512;\n  mul.wide.s32 %ta, %ra, 4;\n  add.s64 %ta, %inmid, %ta;\n"),
-                _ => format!("  cvt.u64.u32 %ta, {a};\n  and.b64 %ta, %ta, 1023;\n  shl.b64 %ta, %ta, 2;\n  add.s64 %ta, %in, %ta;\n"),
+                0 => format!("  and.b32 %ra, {a}, 1023;\n  mul.wide.u32 %tx, %ra, 4;\n  add.s64 %tl, %in, %tx;\n"),
+                1 => format!("  and.b32 %ra, {a}, 1023;\n  sub.s32 %ra, %ra, 512;\n  mul.wide.s32 %tx, %ra, 4;\n  add.s64 %tl, %inmid, %tx;\n"),
+                _ => format!("  cvt.u64.u32 %tx, {a};\n  and.b64 %tx, %tx, 1023;\n  shl.b64 %tx, %tx, 2;\n  add.s64 %tl, %in, %tx;\n"),
             });
             let off = [0, 0, 4, -4, 64][rng.pick(5)];
             let at = if off == 0 {
-                "[%ta]".to_string()
+                "[%tl]".to_string()
             } else {
-                format!("[%ta+{off}]")
+                format!("[%tl+{off}]")
             };
             out.push_str(&if rng.pick(3) == 0 {
                 format!("  ld.global.f32 {}, {at};\n", f(rng))
@@ -276,20 +276,42 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, regions: 
             *regions += 1;
             let stride = [1, 3, 5, 7, 33, 255, 251][rng.pick(7)];
             out.push_str(&format!(
-                "  mov.u64 %tb, {};\n  add.s64 %tb, %scr, %tb;\n  mad.lo.u32 %ra, %r9, {stride}, {};\n  and.b32 %ra, %ra, 255;\n",
+                "  add.s64 %tb, %scr, {};\n  mad.lo.u32 %ra, %r9, {stride}, {};\n  and.b32 %ra, %ra, 255;\n",
                 k * SCRATCH_REGION_BYTES,
                 rng.pick(256)
             ));
             out.push_str(match rng.pick(3) {
-                0 => "  mul.wide.u32 %ta, %ra, 4;\n  add.s64 %ta, %tb, %ta;\n",
-                1 => "  sub.s32 %ra, %ra, 128;\n  mul.wide.s32 %ta, %ra, 4;\n  add.s64 %ta, %tb, %ta;\n  add.s64 %ta, %ta, 512;\n",
-                _ => "  cvt.u64.u32 %ta, %ra;\n  shl.b64 %ta, %ta, 2;\n  add.s64 %ta, %tb, %ta;\n",
+                0 => "  mul.wide.u32 %tx, %ra, 4;\n  add.s64 %ts, %tb, %tx;\n",
+                1 => "  sub.s32 %ra, %ra, 128;\n  mul.wide.s32 %tx, %ra, 4;\n  add.s64 %ts, %tb, %tx;\n  add.s64 %ts, %ts, 512;\n",
+                _ => "  cvt.u64.u32 %tx, %ra;\n  shl.b64 %tx, %tx, 2;\n  add.s64 %ts, %tb, %tx;\n",
             });
-            let at = ["[%ta]", "[%ta+4]"][rng.pick(2)];
+            let at = ["[%ts]", "[%ts+4]"][rng.pick(2)];
             out.push_str(&if rng.pick(3) == 0 {
                 format!("  st.global.f32 {at}, {};\n", f(rng))
             } else {
                 format!("  st.global.u32 {at}, {};\n", r(rng))
+            });
+        }
+        18 => {
+            // a global integer add into the counters at an index from a
+            // register (lanes may meet: the sums do not depend on the
+            // order), 32-bit into the first 64 words or 64-bit into the 32
+            // double words after them (a kernel with both keeps its adds
+            // in memory; with one width the compiled code sums them per
+            // worker), as `red` or as an `atom` whose result is never read;
+            // each address register holds addresses into one buffer only,
+            // as in compiled PTX (the per-worker sums need to see that)
+            let a = r(rng);
+            let v = r(rng);
+            out.push_str(&if rng.pick(3) == 0 {
+                format!("  and.b32 %ra, {a}, 31;\n  mul.wide.u32 %tx, %ra, 8;\n  add.s64 %tc, %cnt, %tx;\n  cvt.u64.u32 %tv, {v};\n  red.global.add.u64 [%tc+256], %tv;\n")
+            } else {
+                let op = [
+                    "red.global.add.u32 [%tc]",
+                    "red.global.add.s32 [%tc]",
+                    "atom.global.add.u32 %rk, [%tc]",
+                ][rng.pick(3)];
+                format!("  and.b32 %ra, {a}, 63;\n  mul.wide.u32 %tx, %ra, 4;\n  add.s64 %tc, %cnt, %tx;\n  {op}, {v};\n")
             });
         }
         _ => {
@@ -340,10 +362,10 @@ fn kernel(seed: u64) -> String {
         ));
     }
     format!(
-        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po, .param .u64 pin, .param .u64 pscr)\n{{\n\
-  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %in, %inmid, %scr;\n  .reg .b32 %ra, %rb;\n  .shared .align 4 .b8 buf[1024];\n\
+        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po, .param .u64 pin, .param .u64 pscr, .param .u64 pcnt)\n{{\n\
+  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk;\n  .shared .align 4 .b8 buf[1024];\n\
   mov.u32 %r9, %tid.x;\n  setp.ne.u32 %p0, %r9, 5;\n\
-  ld.param.u64 %in, [pin];\n  add.s64 %in, %in, {IN_PAD};\n  add.s64 %inmid, %in, 2048;\n  ld.param.u64 %scr, [pscr];\n  mov.u32 %ra, %ctaid.x;\n  shl.b32 %ra, %ra, 1;\n  shr.u32 %rb, %r9, 5;\n  add.u32 %ra, %ra, %rb;\n  mul.wide.u32 %t64, %ra, {SCRATCH_WARP};\n  add.s64 %scr, %scr, %t64;\n  add.s64 %scr, %scr, {SCRATCH_PAD};\n  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %r9, {};\n  add.s64 %out, %out, %t64;\n\
+  ld.param.u64 %cnt, [pcnt];\n  ld.param.u64 %in, [pin];\n  add.s64 %in, %in, {IN_PAD};\n  add.s64 %inmid, %in, 2048;\n  ld.param.u64 %scr, [pscr];\n  mov.u32 %ra, %ctaid.x;\n  shl.b32 %ra, %ra, 1;\n  shr.u32 %rb, %r9, 5;\n  add.u32 %ra, %ra, %rb;\n  mul.wide.u32 %t64, %ra, {SCRATCH_WARP};\n  add.s64 %scr, %scr, %t64;\n  add.s64 %scr, %scr, {SCRATCH_PAD};\n  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %r9, {};\n  add.s64 %out, %out, %t64;\n\
   mov.u64 %sh, buf;\n  mul.wide.u32 %t64, %r9, 4;\n  add.s64 %sh, %sh, %t64;\n  xor.b32 %r8, %r9, 1;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shn, buf;\n  add.s64 %shn, %shn, %t64;\n\
   and.b32 %r8, %r9, -16;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shb, buf;\n  add.s64 %shb, %shb, %t64;\n\
   and.b32 %r8, %r9, -17;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shr, buf;\n  add.s64 %shr, %shr, %t64;\n\
@@ -363,6 +385,9 @@ const SCRATCH_REGION_BYTES: usize = 256 * 4 + 64;
 const SCRATCH_PAD_BYTES: usize = 64;
 const SCRATCH_WARP_BYTES: usize = SCRATCH_REGIONS * SCRATCH_REGION_BYTES;
 const SCRATCH_BYTES: usize = 4 * SCRATCH_WARP_BYTES + 2 * SCRATCH_PAD_BYTES;
+
+/// The counters the global adds go to: 64 words, then 32 double words.
+const COUNTER_BYTES: usize = 512;
 
 /// The input the loads read: 1024 words indexed from `%in`, with this much
 /// before and after for their offsets.
@@ -409,14 +434,20 @@ fn random_kernels_agree_between_backends() {
             let out = dev.buffer_zeroed(threads as usize * 8 * NREG).unwrap();
             let inp = dev.buffer_from(&input_words()).unwrap();
             let scr = dev.buffer_zeroed(SCRATCH_BYTES).unwrap();
+            let cnt = dev.buffer_zeroed(COUNTER_BYTES).unwrap();
             let r = k.launch(
                 [2, 1, 1],
                 [threads, 1, 1],
                 0,
-                &[Arg::Buffer(&out), Arg::Buffer(&inp), Arg::Buffer(&scr)],
+                &[
+                    Arg::Buffer(&out),
+                    Arg::Buffer(&inp),
+                    Arg::Buffer(&scr),
+                    Arg::Buffer(&cnt),
+                ],
             );
             outs.push(
-                r.map(|_| [out.to_bytes(), scr.to_bytes()])
+                r.map(|_| [out.to_bytes(), scr.to_bytes(), cnt.to_bytes()])
                     .map_err(|e| e.to_string()),
             );
         }
