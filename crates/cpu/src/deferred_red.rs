@@ -27,9 +27,9 @@ use warpfold_ir::*;
 /// and scans it at the end, a few microseconds at this size.
 pub const MAX_BYTES: u64 = 32 << 10;
 
-/// Adds to defer: every unguarded-or-guarded `red.global.add` (or `atom`
-/// whose result is never read) of integers of one width through the
-/// pointer in kernel parameter `param`.
+/// Adds to defer: every `red.global.add` (or `atom` whose result is never
+/// read), guarded or not, of integers of one width through the pointer in
+/// kernel parameter `param`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Deferral {
     /// Index of the `.u64` kernel parameter holding the buffer's address.
@@ -146,9 +146,11 @@ pub(crate) fn deferral(p: &Prepared) -> Option<Deferral> {
         })
 }
 
-/// Each register's origin (joined over all its definitions), or `None`
-/// when the kernel calls functions (whose memory accesses are not seen
-/// here).
+/// Each register's origin (joined over all its definitions, wherever
+/// they are: compilers give each address a register of its own, while a
+/// register that holds addresses into two buffers is `Unknown`), or
+/// `None` when the kernel calls functions (whose memory accesses are not
+/// seen here).
 fn origins(f: &Function) -> Option<Vec<Origin>> {
     let n = f.regs.len();
     let mut o = vec![Origin::Unset; n];
