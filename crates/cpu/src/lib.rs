@@ -10,6 +10,7 @@
 //! ALU per lane). Memory is not checked here: the interpreter is the
 //! checking mode.
 
+mod cta_order;
 mod deferred_red;
 mod disk_cache;
 mod dom;
@@ -119,6 +120,8 @@ pub struct CompiledKernel {
     bar_red: bool,
     /// Global adds each worker may sum in a copy of their buffer.
     deferral: Option<deferred_red::Deferral>,
+    /// Two-dimensional grids run y first (see `cta_order`).
+    y_first: bool,
     /// Milliseconds spent compiling (or loading from the disk cache).
     pub compile_ms: f64,
     /// Whether the machine code came from the disk cache.
@@ -426,6 +429,7 @@ fn compile_as(
         bar_ids,
         _descs: e.descs,
         deferral: e.deferral,
+        y_first: cta_order::y_first(&p),
         compile_ms: t0.elapsed().as_secs_f64() * 1e3,
         llvm_ir: e.ir,
     })
@@ -543,6 +547,8 @@ pub fn launch(
         let (base, len) = d.target(func, params, &globals, |a| mem.allocation_at(a))?;
         Some((base, len, d.bytes))
     });
+    // The order CTAs run in (y first: consecutive CTAs share `%ctaid.x`).
+    let y_first = k.y_first && pack == 1 && grid[0] > 1 && grid[1] > 1 && grid[2] == 1;
     let share = |w: usize, red: Option<(u64, u64, u64)>| {
         // A packed warp holds P real CTAs' shared memory, one share apart.
         let shared_len = if pack > 1 {
@@ -655,6 +661,13 @@ pub fn launch(
             }
             let g = grid;
             let ctaid = match last {
+                Some((prev, [x, y, z])) if prev + 1 == i && y_first => {
+                    if y + 1 < g[1] {
+                        [x, y + 1, z]
+                    } else {
+                        [x + 1, 0, z]
+                    }
+                }
                 Some((prev, [x, y, z])) if prev + 1 == i => {
                     if x + 1 < g[0] {
                         [x + 1, y, z]
@@ -664,6 +677,11 @@ pub fn launch(
                         [0, 0, z + 1]
                     }
                 }
+                _ if y_first => [
+                    (i / u64::from(g[1])) as u32,
+                    (i % u64::from(g[1])) as u32,
+                    0,
+                ],
                 _ => [
                     (i % u64::from(g[0])) as u32,
                     ((i / u64::from(g[0])) % u64::from(g[1])) as u32,
