@@ -13,7 +13,9 @@
 //! y first (its rows stream x first), so only kernels like the first go
 //! y first: every global load in a loop depends on exactly one of
 //! `%ctaid.x` and `%ctaid.y`, some on each. Kernels that talk between CTAs
-//! (atomics, volatile accesses, fences) keep the GPU's order.
+//! (atomics, volatile accesses, fences) keep the GPU's order, and so do
+//! kernels that can trap or call functions (an error names the first CTA
+//! in the order the interpreter runs them).
 
 use crate::prepare::Prepared;
 use warpfold_ir::*;
@@ -34,6 +36,7 @@ pub(crate) fn y_first(p: &Prepared) -> bool {
             InstKind::Atom { space, .. } => *space != Space::Shared,
             InstKind::Ld { volatile, .. } | InstKind::St { volatile, .. } => *volatile,
             InstKind::Fence
+            | InstKind::Trap
             | InstKind::Call { .. }
             | InstKind::CallIndirect { .. }
             | InstKind::Builtin { .. } => true,
