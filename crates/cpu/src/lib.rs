@@ -700,7 +700,13 @@ pub fn launch(
             if k.frame_size > 0 {
                 local.fill(0);
             }
-            let cta = i;
+            // Errors name the first failing CTA in x-first order, as the
+            // interpreter runs them, whichever order this launch takes.
+            let cta = if y_first {
+                u64::from(ctaid[0]) + u64::from(ctaid[1]) * u64::from(g[0])
+            } else {
+                i
+            };
             i += 1;
             let last_in_row = ctaid[0] + 1 == g[0];
             let live = if last_in_row { &tail_lanes } else { &lanes };
