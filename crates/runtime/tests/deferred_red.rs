@@ -32,28 +32,28 @@ fn a_histogram_in_global_memory_counts_every_element() {
         expect[(d & 63) as usize] += 1;
         expect[64] = expect[64].wrapping_add(i as u32);
     }
+    // 16-thread blocks run two CTAs to a warp (packed).
     for (dev, what) in devices() {
-        let m = module(&dev);
-        let k = m.kernel("hist").unwrap();
-        assert_eq!(k.effective_backend([128, 1, 1]).1, None, "{what}");
-        let bins = dev.buffer_zeroed(65 * 4).unwrap();
-        let din = dev.buffer_from(&data).unwrap();
-        let blocks = n.div_ceil(128) as u32;
-        // Twice: the copies start from zero on every launch.
-        for launch in 1..=2u32 {
-            k.launch(
-                [blocks, 1, 1],
-                [128, 1, 1],
-                0,
-                &[Arg::Buffer(&bins), Arg::Buffer(&din), Arg::U32(n as u32)],
-            )
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-            let want: Vec<u32> = expect.iter().map(|c| c.wrapping_mul(launch)).collect();
-            assert_eq!(
-                bins.to_vec::<u32>().unwrap(),
-                want,
-                "{what}, launch {launch}"
-            );
+        for block in [128u32, 16] {
+            let m = module(&dev);
+            let k = m.kernel("hist").unwrap();
+            assert_eq!(k.effective_backend([block, 1, 1]).1, None, "{what}");
+            let bins = dev.buffer_zeroed(65 * 4).unwrap();
+            let din = dev.buffer_from(&data).unwrap();
+            let blocks = n.div_ceil(block as usize) as u32;
+            // Twice: the copies start from zero on every launch.
+            for launch in 1..=2u32 {
+                k.launch(
+                    [blocks, 1, 1],
+                    [block, 1, 1],
+                    0,
+                    &[Arg::Buffer(&bins), Arg::Buffer(&din), Arg::U32(n as u32)],
+                )
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+                let want: Vec<u32> = expect.iter().map(|c| c.wrapping_mul(launch)).collect();
+                let got = bins.to_vec::<u32>().unwrap();
+                assert_eq!(got, want, "{what}, block {block}, launch {launch}");
+            }
         }
     }
 }
