@@ -120,10 +120,7 @@ mod tests {
 
     fn analysed(name: &str) -> bool {
         let src = include_str!("../../runtime/tests/kernels/cta_order.ptx");
-        let m = warpfold_ptx::load(src).expect("parses");
-        let (k, _) = m.kernels().find(|(_, f)| f.name == name).expect("kernel");
-        let p = crate::prepare::prepare(&m, k, None, &|_| true).expect("prepares");
-        y_first(&p)
+        y_first(&crate::prepare::prepared(src, name))
     }
 
     #[test]

@@ -305,12 +305,7 @@ impl Deferral {
         variables: &[u64],
         allocation_at: impl Fn(u64) -> Option<(u64, u64)>,
     ) -> Option<(u64, u64)> {
-        let word = |p: &Param| {
-            let at = p.offset as usize;
-            params
-                .get(at..at + 8)
-                .map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])))
-        };
+        let word = |p: &Param| crate::pointer_arg(p, params);
         let mine = func.params.get(self.param)?;
         let (base, len) = allocation_at(word(mine)?)?;
         if len == 0 || len > MAX_BYTES {
@@ -364,10 +359,7 @@ mod tests {
     /// (the runtime's): (parameter, bytes, adds).
     fn analysed(name: &str) -> Option<(usize, u32, usize)> {
         let src = include_str!("../../runtime/tests/kernels/deferred_red.ptx");
-        let m = warpfold_ptx::load(src).expect("parses");
-        let (k, _) = m.kernels().find(|(_, f)| f.name == name).expect("kernel");
-        let p = crate::prepare::prepare(&m, k, None, &|_| true).expect("prepares");
-        deferral(&p).map(|d| (d.param, d.bytes, d.sites.len()))
+        deferral(&crate::prepare::prepared(src, name)).map(|d| (d.param, d.bytes, d.sites.len()))
     }
 
     #[test]
@@ -395,12 +387,8 @@ mod tests {
     #[test]
     fn the_launch_defers_only_into_a_small_buffer_no_other_argument_reaches() {
         let src = include_str!("../../runtime/tests/kernels/deferred_red.ptx");
-        let m = warpfold_ptx::load(src).expect("parses");
-        let (k, f) = m
-            .kernels()
-            .find(|(_, f)| f.name == "visible_after_barrier")
-            .expect("kernel");
-        let p = crate::prepare::prepare(&m, k, None, &|_| true).expect("prepares");
+        let p = crate::prepare::prepared(src, "visible_after_barrier");
+        let f = &p.func;
         let d = deferral(&p).expect("deferrable");
         let params = |a: u64, b: u64| [a.to_le_bytes(), b.to_le_bytes()].concat();
         // Two allocations: 0x1000..0x1100 and 0x2000..0x12000 (64 KiB).

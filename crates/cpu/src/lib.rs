@@ -269,16 +269,22 @@ fn argument_bytes(func: &warpfold_ir::Function, params: &[u8], mem: &DeviceMemor
         .iter()
         .filter(|p| p.size == 8 && p.array.is_none())
     {
-        let at = p.offset as usize;
-        let Some(word) = params.get(at..at + 8) else {
+        let Some(addr) = pointer_arg(p, params) else {
             continue;
         };
-        let addr = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
         if let Some((base, size)) = mem.allocation_at(addr) {
             seen.insert(base, size);
         }
     }
     seen.values().sum()
+}
+
+/// The 8 bytes of parameter `p` in the launch's parameter buffer, as an
+/// address (`None` when the buffer is too short).
+fn pointer_arg(p: &warpfold_ir::Param, params: &[u8]) -> Option<u64> {
+    let at = p.offset as usize;
+    let word = params.get(at..at.checked_add(8)?)?;
+    Some(u64::from_le_bytes(word.try_into().ok()?))
 }
 
 /// Orders this thread's earlier non-temporal stores before its later

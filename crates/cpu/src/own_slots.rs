@@ -707,9 +707,7 @@ mod tests {
     /// runtime's), in one-dimensional blocks of 64 threads.
     fn analysed(name: &str) -> (usize, usize) {
         let src = include_str!("../../runtime/tests/kernels/own_slots.ptx");
-        let m = warpfold_ptx::load(src).expect("parses");
-        let (k, _) = m.kernels().find(|(_, f)| f.name == name).expect("kernel");
-        let p = crate::prepare::prepare(&m, k, None, &|_| true).expect("prepares");
+        let p = crate::prepare::prepared(src, name);
         let lazy = crate::uniform::lazily_canonical_floats(&p);
         let s = own_slots(&p, [64, 1, 1], &lazy);
         (s.raw_stores.len(), s.canon_loads.len())
@@ -744,12 +742,7 @@ mod tests {
     #[test]
     fn two_dimensional_blocks_share_slots_between_rows() {
         let src = include_str!("../../runtime/tests/kernels/own_slots.ptx");
-        let m = warpfold_ptx::load(src).expect("parses");
-        let (k, _) = m
-            .kernels()
-            .find(|(_, f)| f.name == "scan2")
-            .expect("kernel");
-        let p = crate::prepare::prepare(&m, k, None, &|_| true).expect("prepares");
+        let p = crate::prepare::prepared(src, "scan2");
         let lazy = crate::uniform::lazily_canonical_floats(&p);
         let s = own_slots(&p, [32, 2, 1], &lazy);
         assert!(s.raw_stores.is_empty() && s.canon_loads.is_empty());

@@ -115,6 +115,15 @@ pub fn counted_barrier(k: &InstKind) -> bool {
     matches!(k, InstKind::Bar { kind, count, .. } if *kind == BarKind::Arrive || count.is_some())
 }
 
+/// Kernel `name` of PTX `src`, prepared with every collective splitting
+/// its block (what the analyses' unit tests look at).
+#[cfg(test)]
+pub(crate) fn prepared(src: &str, name: &str) -> Prepared {
+    let m = warpfold_ptx::load(src).expect("parses");
+    let (k, _) = m.kernels().find(|(_, f)| f.name == name).expect("kernel");
+    prepare(&m, k, None, &|_| true).expect("prepares")
+}
+
 /// `split_collectives(b)`: whether warp collectives in block `b` (of the
 /// function after inlining) start blocks of their own.
 /// With `packed`, the kernel is rewritten to run several CTAs of that
