@@ -21,6 +21,7 @@ mod indexed;
 mod interleave;
 mod jit;
 mod lanes;
+mod lockstep;
 mod lower;
 mod own_slots;
 mod pack;
@@ -154,6 +155,12 @@ impl CompiledKernel {
 /// registers (see `shared_regs`): for tests that a kernel's code uses them.
 pub fn shared_accesses_in_registers() -> usize {
     shared_regs::PROMOTED.with(|c| c.get())
+}
+
+/// Loops of kernels compiled on this thread whose CTAs' warps take turns
+/// trip by trip (see `lockstep`): for tests that a kernel takes that path.
+pub fn loops_in_step() -> usize {
+    lockstep::IN_STEP.with(|c| c.get())
 }
 
 /// Whether a launch of `grid` CTAs of `block` threads keeps every
@@ -325,7 +332,13 @@ fn compile_as(
     };
     // Blocks every live lane runs together keep their warp collectives
     // inline; finding them needs the kernel split everywhere first.
-    let split = prepare::prepare(m, kernel, packed, &|_| true)?;
+    let mut split = prepare::prepare(m, kernel, packed, &|_| true)?;
+    let cta_threads: u32 = if packed.is_some() {
+        0
+    } else {
+        shape.iter().product()
+    };
+    lockstep::take_turns(&mut split, m, cta_threads);
     let liveness = uniform::liveness(&split);
     let forms = lanes::lane_forms(m, &split, code_shape, grid_fits, 32, &liveness);
     let convergent = &forms.convergent;
@@ -358,9 +371,13 @@ fn compile_as(
             }
         }
     }
-    let p = prepare::prepare(m, kernel, packed, &|b| {
+    let mut p = prepare::prepare(m, kernel, packed, &|b| {
         !convergent.get(b.0 as usize).copied().unwrap_or(false)
     })?;
+    // The same loops as in `split`: kernels that qualify have no warp
+    // collectives, so both preparations split alike.
+    let in_step = lockstep::take_turns(&mut p, m, cta_threads);
+    lockstep::IN_STEP.with(|c| c.set(c.get() + in_step));
     let e = match warp {
         8 => emit::emit::<8>(m, &p, &layout, code_shape, grid_fits, cpu, features),
         16 => emit::emit::<16>(m, &p, &layout, code_shape, grid_fits, cpu, features),

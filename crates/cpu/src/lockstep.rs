@@ -1,0 +1,344 @@
+//! A CTA's warps in step round long loops.
+//!
+//! A CTA runs on one core and, without barriers, each of its warps runs to
+//! its end before the next starts. A 3-D stencil that gives each warp a row
+//! and marches it along z then has each warp read its neighbours' rows
+//! (`in[i ± nx]`) a whole march after, or before, they did: from L2 or L3,
+//! where in step they would still be in L1. A CTA barrier on the way back
+//! round such a loop makes the warps take turns trip by trip (the region
+//! machinery runs every warp to the barrier, then the next trip). On the
+//! Xeon VM, the suite's stencil with the barrier in its PTX by hand (NVRTC
+//! unrolls the march by four, so a turn is four trips): single core 1.32
+//! -> 1.06 ms (best of ten interleaved runs; medians 1.53 -> 1.13), both
+//! cores 1.00 -> 0.62 ms (medians 1.09 -> 0.76). A barrier every trip or
+//! every two cost more than it saved.
+//!
+//! The barrier changes which orders of the threads' steps are possible,
+//! never what a kernel computes, as long as no thread waits for another:
+//! the kernel has no barrier, warp collective, atomic, volatile access,
+//! fence, trap, printf or call of its own (a thread spinning on a flag
+//! another thread sets after the loop would otherwise wait for ever), and
+//! exited threads do not count at a barrier. For the turns to be even,
+//! every exit of the loop is a branch on values the same in every thread
+//! of the CTA. The loop is innermost, reads global memory at least
+//! `MIN_LOADS` times a trip, and the CTA has more than one warp.
+//! `WARPFOLD_LOCKSTEP=off` turns this off.
+
+use crate::dom::Dominators;
+use crate::prepare::Prepared;
+use crate::uniform::{defs, partial_def, uniform_operands};
+use warpfold_ir::*;
+
+thread_local! {
+    /// Loops this thread's compilations put in step (for tests).
+    pub(crate) static IN_STEP: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Global loads a trip must make for the loop to take turns: the stencil
+/// makes 28 (seven a trip, unrolled four times).
+const MIN_LOADS: usize = 4;
+
+/// Whether `WARPFOLD_LOCKSTEP` leaves this on (read once).
+fn enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("WARPFOLD_LOCKSTEP").map_or(true, |v| v != "off"))
+}
+
+/// Put a CTA barrier on the back edge of each loop of `p` that qualifies
+/// (see the module comment), for CTAs of `threads` threads; the number of
+/// loops changed.
+pub(crate) fn take_turns(p: &mut Prepared, m: &Module, threads: u32) -> usize {
+    if !enabled() || threads <= 32 {
+        return 0;
+    }
+    // As blocks: each barrier moves the ids of the blocks after it.
+    let edges: Vec<(BlockId, BlockId)> = back_edges_to_step(p, m)
+        .into_iter()
+        .map(|(u, h)| (p.order[u], p.order[h]))
+        .collect();
+    for &(latch, header) in &edges {
+        add_barrier(p, latch, header);
+    }
+    edges.len()
+}
+
+/// Instructions that make this transformation unsafe or pointless.
+fn waits_or_orders(i: &Inst) -> bool {
+    match &i.kind {
+        InstKind::Bar { .. }
+        | InstKind::Shfl { .. }
+        | InstKind::Vote { .. }
+        | InstKind::Match { .. }
+        | InstKind::Redux { .. }
+        | InstKind::WarpSync { .. }
+        | InstKind::Activemask { .. }
+        | InstKind::Atom { .. }
+        | InstKind::Fence
+        | InstKind::Trap
+        | InstKind::Builtin { .. }
+        | InstKind::Call { .. }
+        | InstKind::CallIndirect { .. } => true,
+        InstKind::Ld { volatile, .. } | InstKind::St { volatile, .. } => *volatile,
+        _ => false,
+    }
+}
+
+/// The (latch, header) block ids of the back edges that get a barrier.
+fn back_edges_to_step(p: &Prepared, m: &Module) -> Vec<(usize, usize)> {
+    let f = &p.func;
+    let block = |id: usize| &f.blocks[p.order[id]];
+    if p.order
+        .iter()
+        .any(|b| f.blocks[*b].insts.iter().any(waits_or_orders))
+    {
+        return Vec::new();
+    }
+    let n = p.order.len();
+    let succs: Vec<Vec<usize>> = (0..n)
+        .map(|id| {
+            crate::lanes::succs(block(id))
+                .iter()
+                .map(|t| p.id_of[t.0 as usize] as usize)
+                .collect()
+        })
+        .collect();
+    let mut preds = vec![Vec::new(); n];
+    for (a, ss) in succs.iter().enumerate() {
+        for &b in ss {
+            preds[b].push(a);
+        }
+    }
+    let dom = Dominators::new(n, 0, &|b| succs[b].clone());
+    let mut edges: Vec<(usize, usize)> = Vec::new();
+    for (u, ss) in succs.iter().enumerate() {
+        for &h in ss {
+            if dom.reachable(u) && dom.dominates(h, u) {
+                edges.push((u, h));
+            }
+        }
+    }
+    let headers: Vec<usize> = edges.iter().map(|e| e.1).collect();
+    let uniform_at = |latch: usize| cta_uniform(p, m, &dom, latch);
+    edges
+        .iter()
+        .copied()
+        .filter(|&(u, h)| {
+            // One way back round the loop.
+            if headers.iter().filter(|&&x| x == h).count() != 1 {
+                return false;
+            }
+            let body = natural_loop(&preds, u, h);
+            // Innermost.
+            if headers.iter().any(|&x| x != h && body[x]) {
+                return false;
+            }
+            let loads: usize = (0..n)
+                .filter(|&b| body[b])
+                .map(|b| {
+                    block(b)
+                        .insts
+                        .iter()
+                        .filter(|i| {
+                            matches!(
+                                i.kind,
+                                InstKind::Ld {
+                                    space: Space::Global | Space::Generic,
+                                    ..
+                                }
+                            )
+                        })
+                        .count()
+                })
+                .sum();
+            if loads < MIN_LOADS {
+                return false;
+            }
+            // Every way out is a branch on a CTA-wide value.
+            let uniform = uniform_at(u);
+            (0..n).filter(|&b| body[b]).all(|b| {
+                let leaves = succs[b].iter().any(|&s| !body[s]);
+                match &block(b).term {
+                    // A thread that ends inside the loop leaves it early.
+                    Some(Terminator::Exit | Terminator::Return) | None => false,
+                    _ if !leaves => true,
+                    Some(Terminator::Branch { pred, .. }) => uniform[pred.0 as usize],
+                    Some(Terminator::Jump(_)) => true,
+                }
+            })
+        })
+        .collect()
+}
+
+/// The blocks of the natural loop of back edge `latch` -> `header`.
+fn natural_loop(preds: &[Vec<usize>], latch: usize, header: usize) -> Vec<bool> {
+    let mut body = vec![false; preds.len()];
+    body[header] = true;
+    let mut stack = vec![latch];
+    while let Some(b) = stack.pop() {
+        if !std::mem::replace(&mut body[b], true) {
+            stack.extend(preds[b].iter().copied());
+        }
+    }
+    body
+}
+
+/// Per register: whether every thread of the CTA that reaches block
+/// `latch` holds the same value in it there. Optimistic, then refuted to
+/// a fixpoint (loop counters depend on themselves): a register is not
+/// when one of its definitions is guarded, reads a lane's identity or
+/// memory other than parameters and constants, reads a register that is
+/// not, or (for registers defined more than once) lies where not every
+/// thread on its way to `latch` runs it.
+fn cta_uniform(p: &Prepared, m: &Module, dom: &Dominators, latch: usize) -> Vec<bool> {
+    let f = &p.func;
+    let mut sites: Vec<Vec<(usize, &Inst)>> = vec![Vec::new(); f.regs.len()];
+    for (id, b) in p.order.iter().enumerate() {
+        for i in &f.blocks[*b].insts {
+            for r in defs(&i.kind) {
+                sites[r.0 as usize].push((id, i));
+            }
+        }
+    }
+    let mut uniform = vec![true; f.regs.len()];
+    loop {
+        let mut changed = false;
+        for r in 0..uniform.len() {
+            if !uniform[r] {
+                continue;
+            }
+            let once = sites[r].len() == 1;
+            let ok = sites[r].iter().all(|&(id, i)| {
+                let placed = once || (dom.reachable(id) && dom.dominates(id, latch));
+                let warp_id = matches!(
+                    i.kind,
+                    InstKind::ReadSpecial {
+                        sreg: Special::WarpId,
+                        ..
+                    }
+                );
+                placed
+                    && !partial_def(i)
+                    && !warp_id
+                    && uniform_operands(m, &i.kind).is_some_and(|ops| {
+                        ops.iter().all(|v| match v {
+                            Value::Reg(x) => uniform[x.0 as usize],
+                            _ => true,
+                        })
+                    })
+            });
+            if !ok {
+                uniform[r] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            return uniform;
+        }
+    }
+}
+
+/// A block holding only `bar.sync 0` on the edge `latch` -> `header`,
+/// placed right after the latch in the order.
+fn add_barrier(p: &mut Prepared, lb: BlockId, hb: BlockId) {
+    let latch = p.id_of[lb.0 as usize] as usize;
+    let loc = p.func.blocks[lb]
+        .insts
+        .last()
+        .map_or(SrcLoc { line: 0, col: 0 }, |i| i.loc);
+    let bar = p.func.blocks.push(Block {
+        name: None,
+        insts: vec![Inst {
+            kind: InstKind::Bar {
+                kind: BarKind::Sync,
+                id: Value::Imm(0),
+                count: None,
+                dst: None,
+                pred: None,
+            },
+            guard: None,
+            loc,
+        }],
+        term: Some(Terminator::Jump(hb)),
+    });
+    let redirect = |t: &mut BlockId| {
+        if *t == hb {
+            *t = bar;
+        }
+    };
+    match &mut p.func.blocks[lb].term {
+        Some(Terminator::Jump(t)) => redirect(t),
+        Some(Terminator::Branch { then, els, .. }) => {
+            redirect(then);
+            redirect(els);
+        }
+        _ => {}
+    }
+    p.order.insert(latch + 1, bar);
+    p.id_of = vec![u32::MAX; p.func.blocks.len()];
+    for (i, b) in p.order.iter().enumerate() {
+        p.id_of[b.0 as usize] = i as u32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = include_str!("../../runtime/tests/kernels/lockstep.ptx");
+
+    /// Kernel `name` prepared and put in step for CTAs of `threads`.
+    fn stepped(name: &str, threads: u32) -> (Prepared, usize) {
+        let m = warpfold_ptx::load(SRC).expect("parses");
+        let mut p = crate::prepare::prepared(SRC, name);
+        let n = take_turns(&mut p, &m, threads);
+        (p, n)
+    }
+
+    #[test]
+    fn a_column_march_gets_a_barrier_on_its_way_back() {
+        let (p, n) = stepped("march", 256);
+        assert_eq!(n, 1);
+        // Alone in its block, which jumps to the loop's header, and the
+        // block before it in the order is the latch that branches to it.
+        let bars: Vec<_> = p.barriers().collect();
+        assert_eq!(bars.len(), 1);
+        let header = bars[0].1;
+        let at = p
+            .order
+            .iter()
+            .position(|b| {
+                matches!(
+                    p.func.blocks[*b].insts.first().map(|i| &i.kind),
+                    Some(InstKind::Bar { .. })
+                )
+            })
+            .expect("barrier block");
+        let bar = p.order[at];
+        let latch = &p.func.blocks[p.order[at - 1]];
+        assert!(crate::lanes::succs(latch).contains(&bar));
+        assert!(!crate::lanes::succs(latch).contains(&header));
+        assert!(
+            p.id_of[header.0 as usize] < at as u32,
+            "back to an earlier block"
+        );
+        assert!(p
+            .order
+            .iter()
+            .enumerate()
+            .all(|(i, b)| p.id_of[b.0 as usize] == i as u32));
+    }
+
+    #[test]
+    fn one_warp_ctas_have_no_turns_to_take() {
+        assert_eq!(stepped("march", 32).1, 0);
+    }
+
+    #[test]
+    fn per_thread_depths_atomics_and_light_loops_stay_as_they_are() {
+        for name in ["march_own_depth", "march_counting", "march_light"] {
+            let (p, n) = stepped(name, 256);
+            assert_eq!(n, 0, "{name}");
+            assert_eq!(p.barriers().count(), 0, "{name}");
+        }
+    }
+}

@@ -1,0 +1,66 @@
+// Kernels for the CPU backend's warps-in-step loops (crates/cpu/src/lockstep.rs).
+// Each thread owns an (x, y) column of an nx x ny x nz grid and walks it
+// along z, reading its neighbours in x, y and z.
+
+// A 7-point average: interior points get the mean of themselves and their
+// six neighbours weighted by w, the boundary keeps its value. Threads past
+// the grid in x or y end at once. Its march takes turns.
+extern "C" __global__ void march(float* out, const float* in, int nx, int ny, int nz, float w)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    int plane = nx * ny;
+    bool side = x == 0 || y == 0 || x == nx - 1 || y == ny - 1;
+    for (int z = 0; z < nz; z++) {
+        int i = z * plane + y * nx + x;
+        float v = in[i];
+        if (!side && z > 0 && z < nz - 1)
+            v = (1.0f - 6.0f * w) * v + w * (in[i - 1] + in[i + 1] + in[i - nx] + in[i + nx]
+                                              + in[i - plane] + in[i + plane]);
+        out[i] = v;
+    }
+}
+
+// The same walk for a number of planes that differs between threads: no turns.
+extern "C" __global__ void march_own_depth(float* out, const float* in, int nx, int ny, int nz, float w)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    int plane = nx * ny;
+    int depth = nz - (x & 1);
+    for (int z = 1; z < depth - 1; z++) {
+        int i = z * plane + y * nx + x;
+        out[i] = in[i] + w * (in[i - plane] + in[i + plane] + in[i - nx] + in[i + nx]);
+    }
+}
+
+// The same walk that also counts its interior points with an atomic: no turns.
+extern "C" __global__ void march_counting(float* out, const float* in, int nx, int ny, int nz, float w, int* count)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    int plane = nx * ny;
+    for (int z = 1; z < nz - 1; z++) {
+        int i = z * plane + y * nx + x;
+        out[i] = in[i] + w * (in[i - plane] + in[i + plane] + in[i - nx] + in[i + nx]);
+    }
+    atomicAdd(count, nz - 2);
+}
+
+// A walk with one load a trip: no turns (too little to share).
+extern "C" __global__ void march_light(float* out, const float* in, int nx, int ny, int nz, float w)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    int plane = nx * ny;
+    float s = 0.0f;
+#pragma unroll 1
+    for (int z = 0; z < nz; z++) {
+        s = s * w + in[z * plane + y * nx + x];
+    }
+    out[y * nx + x] = s;
+}
