@@ -1,6 +1,8 @@
 //! Differential testing on generated kernels: random small PTX programs
 //! (straight-line integer and float arithmetic, divergent branches, loops
-//! with lane-dependent trip counts, barriers, shuffles and votes, global
+//! with lane-dependent trip counts and loops every thread runs equally
+//! often, which the compiled backend may run with a CTA's warps in step,
+//! barriers, shuffles and votes, global
 //! loads and stores at computed indices, global integer adds) must give
 //! bit-identical outputs on the compiled backend and on the interpreter.
 
@@ -23,15 +25,56 @@ impl Rng {
 
 const NREG: usize = 6;
 
+/// A global load at an index from a register, kept inside the input:
+/// where the register is affine in the lane (as every one starts) the mask
+/// makes the index wrap inside the warp, which the compiled loads handle
+/// apart (the lanes past the jump); as a 32-bit unsigned index, a signed
+/// one around the input's middle, or a 64-bit one; with a small offset or
+/// none.
+fn global_load(rng: &mut Rng, out: &mut String) {
+    let r = |rng: &mut Rng| format!("%r{}", rng.pick(NREG));
+    let f = |rng: &mut Rng| format!("%f{}", rng.pick(NREG));
+    let a = r(rng);
+    out.push_str(&match rng.pick(3) {
+        0 => format!("  and.b32 %ra, {a}, 1023;\n  mul.wide.u32 %tx, %ra, 4;\n  add.s64 %tl, %in, %tx;\n"),
+        1 => format!("  and.b32 %ra, {a}, 1023;\n  sub.s32 %ra, %ra, 512;\n  mul.wide.s32 %tx, %ra, 4;\n  add.s64 %tl, %inmid, %tx;\n"),
+        _ => format!("  cvt.u64.u32 %tx, {a};\n  and.b64 %tx, %tx, 1023;\n  shl.b64 %tx, %tx, 2;\n  add.s64 %tl, %in, %tx;\n"),
+    });
+    let off = [0, 0, 4, -4, 64][rng.pick(5)];
+    let at = if off == 0 {
+        "[%tl]".to_string()
+    } else {
+        format!("[%tl+{off}]")
+    };
+    out.push_str(&if rng.pick(3) == 0 {
+        format!("  ld.global.f32 {}, {at};\n", f(rng))
+    } else {
+        format!("  ld.global.u32 {}, {at};\n", r(rng))
+    });
+}
+
 /// One random statement over registers %r0..%r5 (u32) and %f0..%f5 (f32).
-fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, regions: &mut usize) {
+/// `plain`: no barriers, warp operations or atomics.
+fn stmt(
+    rng: &mut Rng,
+    out: &mut String,
+    depth: u32,
+    labels: &mut u32,
+    regions: &mut usize,
+    plain: bool,
+) {
     let r = |rng: &mut Rng| format!("%r{}", rng.pick(NREG));
     let f = |rng: &mut Rng| format!("%f{}", rng.pick(NREG));
     // Warp collectives and barriers only where all lanes are together
     // (depth 0): inside divergent code they are undefined or deadlock.
+    // (15's approximations come with a shared atomic)
+    const PLAIN: [usize; 15] = [0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 16, 17, 19];
+    const PLAIN_DEEP: [usize; 12] = [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 16, 17];
     let choice = match depth {
-        0 => rng.pick(19),
-        1 | 2 => [0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17, 18][rng.pick(16)],
+        0..=2 if plain => PLAIN[rng.pick(PLAIN.len())],
+        _ if plain => PLAIN_DEEP[rng.pick(PLAIN_DEEP.len())],
+        0 => rng.pick(20),
+        1 | 2 => [0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19][rng.pick(17)],
         _ => [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15, 16, 17, 18][rng.pick(14)],
     };
     match choice {
@@ -122,9 +165,9 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, regions: 
                 r(rng),
                 r(rng)
             ));
-            stmt(rng, out, depth + 1, labels, regions);
+            stmt(rng, out, depth + 1, labels, regions, plain);
             out.push_str(&format!("  bra $L{lj};\n$L{le}:\n"));
-            stmt(rng, out, depth + 1, labels, regions);
+            stmt(rng, out, depth + 1, labels, regions, plain);
             out.push_str(&format!("$L{lj}:\n"));
         }
         9 => {
@@ -133,7 +176,7 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, regions: 
             let (lh, lx) = (*labels - 1, *labels);
             // One counter per nesting depth, so inner loops do not reset it.
             out.push_str(&format!("  and.b32 %rc{depth}, {}, 7;\n$L{lh}:\n  setp.eq.u32 %p1, %rc{depth}, 0;\n  @%p1 bra $L{lx};\n", r(rng)));
-            stmt(rng, out, depth + 1, labels, regions);
+            stmt(rng, out, depth + 1, labels, regions, plain);
             out.push_str(&format!(
                 "  sub.u32 %rc{depth}, %rc{depth}, 1;\n  bra $L{lh};\n$L{lx}:\n"
             ));
@@ -236,30 +279,27 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, regions: 
                 f(rng)
             ));
         }
-        16 => {
-            // a global load at an index from a register, kept inside the
-            // input: where the register is affine in the lane (as every
-            // one starts) the mask makes the index wrap inside the warp,
-            // which the compiled loads handle apart (the lanes past the
-            // jump); as a 32-bit unsigned index, a signed one around the
-            // input's middle, or a 64-bit one; with a small offset or none
-            let a = r(rng);
-            out.push_str(&match rng.pick(3) {
-                0 => format!("  and.b32 %ra, {a}, 1023;\n  mul.wide.u32 %tx, %ra, 4;\n  add.s64 %tl, %in, %tx;\n"),
-                1 => format!("  and.b32 %ra, {a}, 1023;\n  sub.s32 %ra, %ra, 512;\n  mul.wide.s32 %tx, %ra, 4;\n  add.s64 %tl, %inmid, %tx;\n"),
-                _ => format!("  cvt.u64.u32 %tx, {a};\n  and.b64 %tx, %tx, 1023;\n  shl.b64 %tx, %tx, 2;\n  add.s64 %tl, %in, %tx;\n"),
-            });
-            let off = [0, 0, 4, -4, 64][rng.pick(5)];
-            let at = if off == 0 {
-                "[%tl]".to_string()
-            } else {
-                format!("[%tl+{off}]")
-            };
-            out.push_str(&if rng.pick(3) == 0 {
-                format!("  ld.global.f32 {}, {at};\n", f(rng))
-            } else {
-                format!("  ld.global.u32 {}, {at};\n", r(rng))
-            });
+        16 => global_load(rng, out),
+        19 => {
+            // a loop every thread of the CTA runs the same number of times
+            // (1 to 3), reading global memory 4 times a trip: the compiled
+            // backend may run the CTA's warps in step round it (a barrier
+            // on its way back, see the cpu crate's `lockstep`)
+            *labels += 1;
+            let lh = *labels;
+            // (a counter and a predicate of its own: one definition each
+            // besides the counter's start)
+            out.push_str(&format!(
+                "  mov.u32 %ru{lh}, {};\n$L{lh}:\n",
+                1 + rng.pick(3)
+            ));
+            for _ in 0..4 {
+                global_load(rng, out);
+            }
+            stmt(rng, out, depth + 1, labels, regions, plain);
+            out.push_str(&format!(
+                "  sub.u32 %ru{lh}, %ru{lh}, 1;\n  setp.ne.u32 %pu{lh}, %ru{lh}, 0;\n  @%pu{lh} bra $L{lh};\n"
+            ));
         }
         // (nothing once the regions are used up)
         17 if *regions >= SCRATCH_REGIONS => {}
@@ -332,7 +372,7 @@ fn stmt(rng: &mut Rng, out: &mut String, depth: u32, labels: &mut u32, regions: 
     }
 }
 
-fn kernel(seed: u64) -> String {
+fn kernel(seed: u64, plain: bool) -> String {
     let mut rng = Rng(seed | 1);
     let mut body = String::new();
     let mut labels = 0;
@@ -340,7 +380,7 @@ fn kernel(seed: u64) -> String {
     let mut regions = 0;
     let n = 4 + rng.pick(10);
     for _ in 0..n {
-        stmt(&mut rng, &mut body, 0, &mut labels, &mut regions);
+        stmt(&mut rng, &mut body, 0, &mut labels, &mut regions, plain);
     }
     let mut init = String::new();
     for i in 0..NREG {
@@ -363,7 +403,7 @@ fn kernel(seed: u64) -> String {
     }
     format!(
         ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po, .param .u64 pin, .param .u64 pscr, .param .u64 pcnt)\n{{\n\
-  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk;\n  .shared .align 4 .b8 buf[1024];\n\
+  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk;\n  .shared .align 4 .b8 buf[1024];\n\
   mov.u32 %r9, %tid.x;\n  setp.ne.u32 %p0, %r9, 5;\n\
   ld.param.u64 %cnt, [pcnt];\n  ld.param.u64 %in, [pin];\n  add.s64 %in, %in, {IN_PAD};\n  add.s64 %inmid, %in, 2048;\n  ld.param.u64 %scr, [pscr];\n  mov.u32 %ra, %ctaid.x;\n  shl.b32 %ra, %ra, 1;\n  shr.u32 %rb, %r9, 5;\n  add.u32 %ra, %ra, %rb;\n  mul.wide.u32 %t64, %ra, {SCRATCH_WARP};\n  add.s64 %scr, %scr, %t64;\n  add.s64 %scr, %scr, {SCRATCH_PAD};\n  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %r9, {};\n  add.s64 %out, %out, %t64;\n\
   mov.u64 %sh, buf;\n  mul.wide.u32 %t64, %r9, 4;\n  add.s64 %sh, %sh, %t64;\n  xor.b32 %r8, %r9, 1;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shn, buf;\n  add.s64 %shn, %shn, %t64;\n\
@@ -401,21 +441,13 @@ fn input_words() -> Vec<u32> {
         .collect()
 }
 
-#[test]
-fn random_kernels_agree_between_backends() {
-    let count: u64 = std::env::var("WARPFOLD_RANDOM_KERNELS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(150);
-    // The first seed (`WARPFOLD_RANDOM_FIRST`), to reproduce one failure.
-    let first: u64 = std::env::var("WARPFOLD_RANDOM_FIRST")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+/// Kernels `first..first + count` (of the plain kind or not) on both
+/// backends; what disagreed.
+fn compare(first: u64, count: u64, plain: bool) -> Vec<String> {
     let threads = 64u32;
     let mut failures = Vec::new();
     for seed in first..first + count {
-        let src = kernel(seed * 0x9e37_79b9_7f4a_7c15);
+        let src = kernel(seed * 0x9e37_79b9_7f4a_7c15, plain);
         let mut outs = Vec::new();
         for backend in [Backend::Interp, Backend::Cpu] {
             let dev = Device::new()
@@ -458,15 +490,56 @@ fn random_kernels_agree_between_backends() {
         };
         if !agree {
             failures.push(format!(
-                "seed {seed}: backends differ ({:?} vs {:?})\n{src}",
+                "seed {seed}{}: backends differ ({:?} vs {:?})\n{src}",
+                if plain { " (plain)" } else { "" },
                 outs[0].as_ref().err(),
                 outs[1].as_ref().err()
             ));
         }
     }
+    failures
+}
+
+/// `WARPFOLD_RANDOM_KERNELS` (default 150) kernels from seed
+/// `WARPFOLD_RANDOM_FIRST` (default 1, to reproduce one failure).
+fn campaign() -> (u64, u64) {
+    let var = |name: &str| std::env::var(name).ok().and_then(|v| v.parse().ok());
+    (
+        var("WARPFOLD_RANDOM_FIRST").unwrap_or(1),
+        var("WARPFOLD_RANDOM_KERNELS").unwrap_or(150),
+    )
+}
+
+#[test]
+fn random_kernels_agree_between_backends() {
+    let (first, count) = campaign();
+    let failures = compare(first, count, false);
     assert!(
         failures.is_empty(),
         "{} of {count} generated kernels disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Kernels without barriers, warp operations or atomics (a third as many):
+/// where their loops that every thread runs equally often read enough,
+/// the compiled backend runs them with the CTA's warps in step, which
+/// must change nothing.
+#[test]
+fn random_kernels_without_barriers_agree_between_backends() {
+    let (first, count) = campaign();
+    let count = count.div_ceil(3);
+    let before = warpfold_cpu::loops_in_step();
+    let mut failures = compare(first, count, true);
+    let in_step = warpfold_cpu::loops_in_step() - before;
+    eprintln!("{count} plain kernels, {in_step} loops in step");
+    if count >= 50 && in_step == 0 && std::env::var_os("WARPFOLD_LOCKSTEP").is_none() {
+        failures.push(format!("no loop of {count} plain kernels ran in step"));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {count} plain kernels disagree:\n{}",
         failures.len(),
         failures.join("\n")
     );

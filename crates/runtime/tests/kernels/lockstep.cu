@@ -64,3 +64,26 @@ extern "C" __global__ void march_light(float* out, const float* in, int nx, int 
     }
     out[y * nx + x] = s;
 }
+
+// The march for odd columns only, inside a branch the even ones skip; both
+// then write their row sum: the barrier must let the waiting odd lanes go
+// on while the even lanes of their warp have still to run.
+extern "C" __global__ void march_odd_columns(float* out, const float* in, int nx, int ny, int nz, float w)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    int plane = nx * ny;
+    float s = 0.0f;
+    if (x & 1) {
+        for (int z = 1; z < nz - 1; z++) {
+            int i = z * plane + y * nx + x;
+            float v = in[i] + w * (in[i - plane] + in[i + plane] + in[i - nx] + in[i + nx]);
+            out[i] = v;
+            s += v;
+        }
+    } else {
+        s = in[y * nx + x] * 2.0f;
+    }
+    out[y * nx + x] = s;
+}
