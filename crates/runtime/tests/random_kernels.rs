@@ -282,7 +282,7 @@ fn stmt(
         16 => global_load(rng, out),
         19 => {
             // a loop every thread of the CTA runs the same number of times
-            // (1 to 3), reading global memory 4 times a trip: the compiled
+            // (1 to 3), reading global memory 16 times a trip: the compiled
             // backend may run the CTA's warps in step round it (a barrier
             // on its way back, see the cpu crate's `lockstep`)
             *labels += 1;
@@ -293,7 +293,7 @@ fn stmt(
                 "  mov.u32 %ru{lh}, {};\n$L{lh}:\n",
                 1 + rng.pick(3)
             ));
-            for _ in 0..4 {
+            for _ in 0..16 {
                 global_load(rng, out);
             }
             stmt(rng, out, depth + 1, labels, regions, plain);
