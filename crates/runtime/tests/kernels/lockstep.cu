@@ -66,8 +66,8 @@ extern "C" __global__ void march_light(float* out, const float* in, int nx, int 
 }
 
 // The march for odd columns only, inside a branch the even ones skip; both
-// then write their row sum: the barrier must let the waiting odd lanes go
-// on while the even lanes of their warp have still to run.
+// then write their row sum. No turns: the even lanes would have to wait
+// behind their warp's odd ones at the barrier.
 extern "C" __global__ void march_odd_columns(float* out, const float* in, int nx, int ny, int nz, float w)
 {
     int x = blockIdx.x * blockDim.x + threadIdx.x;
