@@ -21,15 +21,19 @@
 //! the kernel has no barrier, warp collective, atomic, volatile access,
 //! fence, trap, printf or call of its own (a thread spinning on a flag
 //! another thread sets after the loop would otherwise wait for ever), and
-//! exited threads do not count at a barrier. For the turns to be even,
-//! every exit of the loop is a branch on values the same in every thread
-//! of the CTA, and every thread reaches the loop with its warp or ends
-//! (see `reached_together`). The loop is innermost, reads global memory at addresses
-//! that differ between threads at least `MIN_LOADS` times a trip (loads
-//! every thread makes alike, as in an all-pairs loop over bodies, are in
-//! L1 for every warp anyway), and the CTA has more than one warp. One loop
-//! per kernel, the one that reads most: threads waiting at two barriers
-//! at once (in loops on the two sides of a branch) would be an error.
+//! no lane is held back by the barrier without ever arriving: compiled
+//! code waits at a barrier a warp at a time, so lanes of the warp that are
+//! elsewhere (out of the loop early, or turned away by a branch on a
+//! per-thread value) would wait with it for ever; exited threads do not
+//! count. Hence every exit of the loop is a branch on values the same in
+//! every thread of the CTA, and every thread reaches the loop with its
+//! warp or ends (see `reached_together`). The loop is innermost and reads
+//! global memory at addresses that differ between threads at least
+//! `MIN_LOADS` times a trip (loads every thread makes alike, as in an
+//! all-pairs loop over bodies, are in L1 for every warp anyway), and the
+//! CTA has more than one warp. One loop per kernel, the one that reads
+//! most: threads waiting at two barriers at once (in loops on the two
+//! sides of a branch) would be an error.
 //! `WARPFOLD_LOCKSTEP=off` turns this off.
 
 use crate::dom::Dominators;
@@ -52,9 +56,9 @@ fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var("WARPFOLD_LOCKSTEP").map_or(true, |v| v != "off"))
 }
 
-/// Put a CTA barrier on the back edge of each loop of `p` that qualifies
+/// Put a CTA barrier on the back edge of the loop of `p` that qualifies
 /// (see the module comment), for CTAs of `threads` threads; the number of
-/// loops changed.
+/// loops changed (0 or 1).
 pub(crate) fn take_turns(p: &mut Prepared, m: &Module, threads: u32) -> usize {
     if !enabled() || threads <= 32 {
         return 0;
