@@ -146,25 +146,27 @@ fn back_edges_to_step(p: &Prepared, m: &Module) -> Vec<(usize, usize)> {
             if headers.iter().any(|&x| x != h && body[x]) {
                 return None;
             }
-            // Loads of each thread's own data: what the warps share.
-            let uniform = uniform_at(u);
-            let loads: usize = (0..n)
-                .filter(|&b| body[b])
-                .map(|b| {
-                    block(b)
-                        .insts
-                        .iter()
-                        .filter(|i| match &i.kind {
-                            InstKind::Ld {
-                                space: Space::Global | Space::Generic,
-                                addr,
-                                ..
-                            } => matches!(addr.base, AddrBase::Reg(r) if !uniform[r.0 as usize]),
-                            _ => false,
-                        })
-                        .count()
+            // Loads of each thread's own data: what the warps share (the
+            // count of all loads first: the uniformity is a fixpoint).
+            let global_loads = || {
+                (0..n).filter(|&b| body[b]).flat_map(|b| {
+                    block(b).insts.iter().filter_map(|i| match &i.kind {
+                        InstKind::Ld {
+                            space: Space::Global | Space::Generic,
+                            addr,
+                            ..
+                        } => Some(addr.base),
+                        _ => None,
+                    })
                 })
-                .sum();
+            };
+            if global_loads().count() < MIN_LOADS {
+                return None;
+            }
+            let uniform = uniform_at(u);
+            let loads = global_loads()
+                .filter(|a| matches!(a, AddrBase::Reg(r) if !uniform[r.0 as usize]))
+                .count();
             if loads < MIN_LOADS {
                 return None;
             }
