@@ -11,10 +11,11 @@
 //! unrolls the march by four, so a turn is four trips): single core 1.32
 //! -> 1.06 ms (best of ten interleaved runs; medians 1.53 -> 1.13), both
 //! cores 1.00 -> 0.62 ms (medians 1.09 -> 0.76); with this pass, both
-//! cores 0.79 -> 0.65 ms (medians 0.85 -> 0.67). A barrier every trip or
-//! every two cost more than it saved, and so does one round a loop with
-//! little to read a trip: a column sum (one load a trip, unrolled four
-//! times) ran 1.5x slower in step, hence `MIN_LOADS`.
+//! cores 0.79 -> 0.65 ms (medians 0.85 -> 0.67). A barrier every trip
+//! cost more than it saved, every two trips gained less than every four,
+//! and a turn round a loop with little to read a trip costs more than it
+//! saves: a column sum (one load a trip, unrolled four times) ran 1.5x
+//! slower in step, hence `MIN_LOADS`.
 //!
 //! The barrier changes which orders of the threads' steps are possible,
 //! never what a kernel computes, as long as no thread waits for another:
