@@ -143,8 +143,10 @@ fn back_edges_to_step(p: &Prepared, m: &Module) -> Vec<(usize, usize)> {
                 return None;
             }
             let body = natural_loop(&preds, u, h);
-            // Innermost.
-            if headers.iter().any(|&x| x != h && body[x]) {
+            // Innermost, and no cycle inside the trip that is not a loop of
+            // its own (entered in two places): a block that dominates the
+            // latch then runs once a trip, as `cta_uniform` assumes.
+            if headers.iter().any(|&x| x != h && body[x]) || !one_pass(&succs, &body, h) {
                 return None;
             }
             // Loads of each thread's own data: what the warps share (the
@@ -171,14 +173,18 @@ fn back_edges_to_step(p: &Prepared, m: &Module) -> Vec<(usize, usize)> {
             if loads < MIN_LOADS {
                 return None;
             }
-            // Every way out is a branch on a CTA-wide value.
+            // Every way out is a branch on a CTA-wide value in a block
+            // every thread runs each trip (one a branch inside the trip
+            // skips would let those lanes stay when the others leave).
             let even = (0..n).filter(|&b| body[b]).all(|b| {
                 let leaves = succs[b].iter().any(|&s| !body[s]);
                 match &block(b).term {
                     // A thread that ends inside the loop leaves it early.
                     Some(Terminator::Exit | Terminator::Return) | None => false,
                     _ if !leaves => true,
-                    Some(Terminator::Branch { pred, .. }) => uniform[pred.0 as usize],
+                    Some(Terminator::Branch { pred, .. }) => {
+                        uniform[pred.0 as usize] && dom.dominates(b, u)
+                    }
                     Some(Terminator::Jump(_)) => true,
                 }
             });
@@ -230,6 +236,37 @@ fn reached_together(
         let away: Vec<usize> = succs[b].iter().copied().filter(|&s| !reaches[s]).collect();
         alike(b) || (!away.is_empty() && away.iter().all(|&s| ends(s)))
     })
+}
+
+/// Whether the blocks of `body` form no cycle but through `header`.
+fn one_pass(succs: &[Vec<usize>], body: &[bool], header: usize) -> bool {
+    // Depth-first search for a back edge (to a block on the stack).
+    let n = succs.len();
+    let mut state = vec![0u8; n]; // 0 new, 1 on the stack, 2 done
+    let mut stack = vec![(header, 0usize)];
+    state[header] = 1;
+    while let Some((b, i)) = stack.pop() {
+        let next = succs[b]
+            .iter()
+            .copied()
+            .filter(|&s| body[s] && s != header)
+            .nth(i);
+        match next {
+            Some(s) => {
+                stack.push((b, i + 1));
+                match state[s] {
+                    0 => {
+                        state[s] = 1;
+                        stack.push((s, 0));
+                    }
+                    1 => return false,
+                    _ => {}
+                }
+            }
+            None => state[b] = 2,
+        }
+    }
+    true
 }
 
 /// The blocks of the natural loop of back edge `latch` -> `header`.
@@ -430,5 +467,37 @@ mod tests {
             assert_eq!(n, 0, "{name}");
             assert_eq!(p.barriers().count(), 0, "{name}");
         }
+    }
+
+    /// A loop of `body` (16 per-thread loads first) in a kernel of its own.
+    fn hand_written(body: &str) -> String {
+        format!(
+            ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{{\n  .reg .b32 %r<8>;\n  .reg .b64 %rd<8>;\n  .reg .f32 %f<20>;\n  .reg .pred %p<4>;\n  ld.param.u64 %rd1, [pin];\n  ld.param.u64 %rd2, [pout];\n  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd3, %r1, 4;\n  add.s64 %rd1, %rd1, %rd3;\n  add.s64 %rd2, %rd2, %rd3;\n  mov.u32 %r2, 0;\n  mov.u32 %r3, 0;\n$H:\nLOADS{body}$OUT:\n  st.global.f32 [%rd2], %f1;\n  ret;\n}}\n"
+        )
+        .replace("LOADS", "  ld.global.f32 %f0, [%rd1+0];\n  ld.global.f32 %f1, [%rd1+4];\n  ld.global.f32 %f2, [%rd1+8];\n  ld.global.f32 %f3, [%rd1+12];\n  ld.global.f32 %f4, [%rd1+16];\n  ld.global.f32 %f5, [%rd1+20];\n  ld.global.f32 %f6, [%rd1+24];\n  ld.global.f32 %f7, [%rd1+28];\n  ld.global.f32 %f8, [%rd1+32];\n  ld.global.f32 %f9, [%rd1+36];\n  ld.global.f32 %f10, [%rd1+40];\n  ld.global.f32 %f11, [%rd1+44];\n  ld.global.f32 %f12, [%rd1+48];\n  ld.global.f32 %f13, [%rd1+52];\n  ld.global.f32 %f14, [%rd1+56];\n  ld.global.f32 %f15, [%rd1+60];\n")
+    }
+
+    fn turns_of(src: &str) -> usize {
+        let m = warpfold_ptx::load(src).expect("parses");
+        let mut p = crate::prepare::prepared(src, "k");
+        take_turns(&mut p, &m, 64)
+    }
+
+    #[test]
+    fn an_exit_only_some_lanes_pass_each_trip_keeps_the_loop_out() {
+        // Lanes 16 and up skip the block that leaves on trip 50.
+        let body = "  setp.eq.u32 %p2, %r2, 50;\n  setp.ge.u32 %p1, %r1, 16;\n  @%p1 bra $L;\n  @%p2 bra $OUT;\n$L:\n  add.u32 %r2, %r2, 1;\n  add.s64 %rd1, %rd1, 64;\n  setp.lt.u32 %p3, %r2, 100;\n  @%p3 bra $H;\n";
+        assert_eq!(turns_of(&hand_written(body)), 0);
+        // The same exit in the latch, which every lane runs: in step.
+        let body = "  setp.eq.u32 %p2, %r2, 50;\n  setp.ge.u32 %p1, %r1, 16;\n  @%p1 bra $L;\n  add.f32 %f1, %f1, %f2;\n$L:\n  add.u32 %r2, %r2, 1;\n  add.s64 %rd1, %rd1, 64;\n  setp.lt.u32 %p3, %r2, 100;\n  @%p3 bra $H;\n";
+        assert_eq!(turns_of(&hand_written(body)), 1);
+    }
+
+    #[test]
+    fn a_cycle_entered_in_two_places_inside_the_trip_keeps_the_loop_out() {
+        // D and E call each other a per-lane number of times; D dominates
+        // the latch but does not run once a trip.
+        let body = "  setp.lt.u32 %p1, %r1, 16;\n  @%p1 bra $E;\n$D:\n  add.u32 %r2, %r2, 1;\n  add.u32 %r3, %r3, 1;\n  setp.lt.u32 %p2, %r3, %r1;\n  @%p2 bra $E;\n  add.s64 %rd1, %rd1, 64;\n  setp.lt.u32 %p3, %r2, 100;\n  @%p3 bra $H;\n  bra $OUT;\n$E:\n  bra $D;\n";
+        assert_eq!(turns_of(&hand_written(body)), 0);
     }
 }
