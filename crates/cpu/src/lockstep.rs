@@ -77,14 +77,11 @@ pub(crate) fn take_turns(p: &mut Prepared, m: &Module, threads: u32) -> usize {
 
 /// Instructions that make this transformation unsafe or pointless.
 fn waits_or_orders(i: &Inst) -> bool {
+    if crate::prepare::is_sync_point(&i.kind) {
+        return true;
+    }
     match &i.kind {
-        InstKind::Bar { .. }
-        | InstKind::Shfl { .. }
-        | InstKind::Vote { .. }
-        | InstKind::Match { .. }
-        | InstKind::Redux { .. }
-        | InstKind::WarpSync { .. }
-        | InstKind::Activemask { .. }
+        InstKind::Activemask { .. }
         | InstKind::Atom { .. }
         | InstKind::Fence
         | InstKind::Trap
@@ -131,7 +128,16 @@ fn back_edges_to_step(p: &Prepared, m: &Module) -> Vec<(usize, usize)> {
         }
     }
     let headers: Vec<usize> = edges.iter().map(|e| e.1).collect();
-    let uniform_at = |latch: usize| cta_uniform(p, m, &dom, &preds, latch);
+    // Where each register is defined (block id, instruction).
+    let mut sites: Vec<Vec<(usize, &Inst)>> = vec![Vec::new(); f.regs.len()];
+    for (id, b) in p.order.iter().enumerate() {
+        for i in &f.blocks[*b].insts {
+            for r in defs(&i.kind) {
+                sites[r.0 as usize].push((id, i));
+            }
+        }
+    }
+    let uniform_at = |latch: usize| cta_uniform(m, &sites, &dom, &preds, latch);
     // One barrier for the whole kernel: threads waiting at two (in loops on
     // the two sides of a branch) would be an error.
     edges
@@ -223,19 +229,13 @@ fn reached_together(
     alike: &dyn Fn(usize) -> bool,
     ends: &dyn Fn(usize) -> bool,
 ) -> bool {
-    let n = succs.len();
-    // Blocks from which the header can be reached.
-    let mut reaches = vec![false; n];
-    let mut stack = vec![header];
-    while let Some(b) = stack.pop() {
-        if !std::mem::replace(&mut reaches[b], true) {
-            stack.extend(preds[b].iter().copied());
-        }
-    }
-    (0..n).filter(|&b| reaches[b] && !body[b]).all(|b| {
-        let away: Vec<usize> = succs[b].iter().copied().filter(|&s| !reaches[s]).collect();
-        alike(b) || (!away.is_empty() && away.iter().all(|&s| ends(s)))
-    })
+    let reaches = reaching(preds, header, None);
+    (0..succs.len())
+        .filter(|&b| reaches[b] && !body[b])
+        .all(|b| {
+            let away: Vec<usize> = succs[b].iter().copied().filter(|&s| !reaches[s]).collect();
+            alike(b) || (!away.is_empty() && away.iter().all(|&s| ends(s)))
+        })
 }
 
 /// Whether the blocks of `body` form no cycle but through `header`.
@@ -271,15 +271,23 @@ fn one_pass(succs: &[Vec<usize>], body: &[bool], header: usize) -> bool {
 
 /// The blocks of the natural loop of back edge `latch` -> `header`.
 fn natural_loop(preds: &[Vec<usize>], latch: usize, header: usize) -> Vec<bool> {
-    let mut body = vec![false; preds.len()];
-    body[header] = true;
-    let mut stack = vec![latch];
+    reaching(preds, latch, Some(header))
+}
+
+/// The blocks from which `to` can be reached (`to` included), walking
+/// back no further than `stop` (included when reached).
+fn reaching(preds: &[Vec<usize>], to: usize, stop: Option<usize>) -> Vec<bool> {
+    let mut seen = vec![false; preds.len()];
+    if let Some(s) = stop {
+        seen[s] = true;
+    }
+    let mut stack = vec![to];
     while let Some(b) = stack.pop() {
-        if !std::mem::replace(&mut body[b], true) {
+        if !std::mem::replace(&mut seen[b], true) {
             stack.extend(preds[b].iter().copied());
         }
     }
-    body
+    seen
 }
 
 /// Per register: whether every thread of the CTA that reaches block
@@ -291,29 +299,14 @@ fn natural_loop(preds: &[Vec<usize>], latch: usize, header: usize) -> Vec<bool> 
 /// (it neither dominates `latch` nor is unable to reach it: a definition
 /// after the loop, as of a remainder loop's counter, does not count).
 fn cta_uniform(
-    p: &Prepared,
     m: &Module,
+    sites: &[Vec<(usize, &Inst)>],
     dom: &Dominators,
     preds: &[Vec<usize>],
     latch: usize,
 ) -> Vec<bool> {
-    let f = &p.func;
-    let mut sites: Vec<Vec<(usize, &Inst)>> = vec![Vec::new(); f.regs.len()];
-    for (id, b) in p.order.iter().enumerate() {
-        for i in &f.blocks[*b].insts {
-            for r in defs(&i.kind) {
-                sites[r.0 as usize].push((id, i));
-            }
-        }
-    }
-    let mut reaches = vec![false; p.order.len()];
-    let mut stack = vec![latch];
-    while let Some(b) = stack.pop() {
-        if !std::mem::replace(&mut reaches[b], true) {
-            stack.extend(preds[b].iter().copied());
-        }
-    }
-    let mut uniform = vec![true; f.regs.len()];
+    let reaches = reaching(preds, latch, None);
+    let mut uniform = vec![true; sites.len()];
     loop {
         let mut changed = false;
         for r in 0..uniform.len() {
