@@ -1,5 +1,5 @@
 //! Shared-memory accesses at positions known from the lane (the steps of a
-//! sorting network): without AVX-512 the compiled backend reads and writes
+//! sorting network): the compiled backend reads and writes
 //! them as one window of shared memory, shuffled, and masked stores as a
 //! read, a blend and a plain store. Both backends must give what the
 //! network computes here, for full and partial warps and every warp width.
