@@ -17,6 +17,28 @@ pub(crate) struct Indexed {
     idx: String,
     signed: bool,
     scale: u32,
+    /// The register the indices come from (32 bits, or 64 holding a
+    /// zero-extended narrow value).
+    source: Reg,
+}
+
+/// Where each lane's index of an `Indexed` access can be read again by
+/// scalar code: a load earlier in the block, with only pure instructions
+/// between, read it from global memory at lane 0's host address `h0` plus
+/// the lane times `stride` (a histogram's `data[i] & 255`, loaded as a
+/// byte). Reading the index there again costs one scalar load a lane;
+/// moving it out of the vector the load made costs more (a vector stored
+/// and read back a lane at a time waits for store forwarding: in a C model
+/// of the histogram's lane loop on the Xeon, 18-26 ms against 13-14 ms for
+/// 16M bins).
+pub(crate) struct Replay {
+    pub h0: String,
+    pub stride: i64,
+    /// Bits the load read, zero-extended to the index.
+    pub bits: u32,
+    /// The lane of the load address's jump (W: none), if its form has one
+    /// (see `lanes`): only without one are the addresses `h0 + lane * stride`.
+    pub jump: Option<String>,
 }
 
 /// `[addr]` as an element of one array through a 32-bit index for every
@@ -110,6 +132,9 @@ pub(crate) fn index_form<const W: u32>(
         let s = g.env(crate::emit::env::SHARED);
         base = g.def(&format!("add i64 {base}, {s}"));
     }
+    let source = match idx {
+        Index::Reg32(x) | Index::Narrow64(x) => x,
+    };
     let idx = match idx {
         Index::Reg32(x) => g.val(Value::Reg(x), 32),
         Index::Narrow64(x) => {
@@ -122,6 +147,7 @@ pub(crate) fn index_form<const W: u32>(
         idx,
         signed,
         scale,
+        source,
     })
 }
 
@@ -252,6 +278,57 @@ impl Indexed {
     /// How the indices widen to 64 bits.
     fn ext(&self) -> &'static str {
         extension(self.signed)
+    }
+
+    /// How to read each lane's index again in scalar code, if a load in
+    /// this block before the access (`g.cur_inst`) read them from global
+    /// memory at a constant stride, with only pure instructions since,
+    /// none of which changes the load's address registers (see `Replay`).
+    pub(crate) fn replay<const W: u32>(&self, g: &mut Gen<W>) -> Option<Replay> {
+        let p = g.p;
+        let insts = &p.func.blocks[*p.order.get(g.cur_id as usize)?].insts;
+        let end = g.cur_inst.min(insts.len());
+        let k = (0..end)
+            .rev()
+            .find(|&k| crate::uniform::defs(&insts[k].kind).contains(&self.source))?;
+        let load = &insts[k];
+        let InstKind::Ld {
+            space: Space::Global,
+            ty,
+            dsts,
+            addr,
+            volatile: false,
+        } = &load.kind
+        else {
+            return None;
+        };
+        if load.guard.is_some() || dsts[..] != [Some(self.source)] {
+            return None;
+        }
+        // Zero-extended narrow values, or all 32 bits of a 32-bit index.
+        let bits = match ty {
+            Ty::U8 => 8,
+            Ty::U16 => 16,
+            Ty::U32 | Ty::S32 | Ty::B32 => 32,
+            _ => return None,
+        };
+        let ops = crate::uniform::uses(load);
+        let quiet = insts[k + 1..end].iter().all(|j| {
+            crate::lanes::pure(&j.kind)
+                && crate::uniform::defs(&j.kind)
+                    .iter()
+                    .all(|d| !ops.contains(d))
+        });
+        if !quiet {
+            return None;
+        }
+        let (h0, l, jump) = crate::lower::affine_host_addr(g, addr, Space::Global)?;
+        (l.extra == 0).then_some(Replay {
+            h0,
+            stride: l.stride,
+            bits,
+            jump,
+        })
     }
 
     /// The lanes' indices (`<W x i32>`).

@@ -195,7 +195,7 @@ fn contiguous<const W: u32>(g: &mut Gen<W>, h: &str, size: u32, exec: &str) -> (
 /// addresses of `[addr]` in `space`, when the address register is uniform
 /// or affine (see `lanes`): then no per-lane address is computed. The
 /// third part is the lane of the form's jump (32: none), if it has one.
-fn affine_host_addr<const W: u32>(
+pub(crate) fn affine_host_addr<const W: u32>(
     g: &mut Gen<W>,
     a: &Address,
     space: Space,
@@ -2891,7 +2891,9 @@ pub(crate) fn emit_inst<const W: u32>(
                     let private = *space == Space::Shared;
                     if private {
                         let form = index_form(g, addr, *space);
-                        private_atomic(g, rmw, n, [h, x, y], form.as_ref(), &exec)
+                        let replay = form.as_ref().and_then(|f| f.replay(g));
+                        let args = [h, x, y];
+                        private_atomic(g, rmw, n, args, form.as_ref(), replay.as_ref(), &exec)
                     } else {
                         g.lane_loop(&[h, x, y], 3, Some(&exec), |g, xs| {
                             inline_atomic(g, rmw, n, xs, private)
@@ -4715,17 +4717,28 @@ fn atomic_rmw(op: AtomOp, ty: Ty) -> Option<Rmw> {
 /// per bin in a C model of the histogram's loop).
 /// `form`, when known, gives the lanes' addresses as a base and 32-bit
 /// indices: every lane running, those are what each lane reads back (a
-/// histogram's bins: no 64-bit address vector to build and spill).
+/// histogram's bins: no 64-bit address vector to build and spill), or
+/// with `replay` and no jump in the load's addresses, each lane reads its
+/// index from memory again.
 fn private_atomic<const W: u32>(
     g: &mut Gen<W>,
     rmw: Rmw,
     bits: u32,
     args: [String; 3],
     form: Option<&Indexed>,
+    replay: Option<&crate::indexed::Replay>,
     exec: &str,
 ) -> String {
     let eb = g.bits_of_mask(exec);
-    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+    let mut full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+    if let Some(k) = replay.and_then(|r| r.jump.as_ref()) {
+        let none = g.def(&format!("icmp eq i32 {k}, {W}"));
+        full = g.def(&format!("and i1 {full}, {none}"));
+    }
+    if replay.is_some() {
+        // For tests and readers of the generated code.
+        g.line("; replayed indices");
+    }
     let (lu, ll, lj) = (
         g.label("atom_all"),
         g.label("atom_some"),
@@ -4741,6 +4754,10 @@ fn private_atomic<const W: u32>(
     let mut bufs: Vec<Option<(String, u32)>> = Vec::new();
     for (k, a) in args.iter().enumerate() {
         let (v, ebits) = match form {
+            Some(_) if k == 0 && replay.is_some() => {
+                bufs.push(None);
+                continue;
+            }
             Some(f) if k == 0 => (f.indices().to_string(), 32),
             _ if constant(a) => {
                 bufs.push(None);
@@ -4763,6 +4780,19 @@ fn private_atomic<const W: u32>(
     for i in 0..W {
         let mut xs = Vec::new();
         for (k, (a, b)) in args.iter().zip(&bufs).enumerate() {
+            if let (0, Some(f), Some(r)) = (k, form, replay) {
+                // Volatile: LLVM would take it from the load's vector.
+                let at = g.def(&format!("add i64 {}, {}", r.h0, r.stride * i64::from(i)));
+                let p = g.def(&format!("inttoptr i64 {at} to i{}*", r.bits));
+                let v = g.def(&format!("load volatile i{}, i{}* {p}", r.bits, r.bits));
+                let x = if r.bits < 32 {
+                    g.def(&format!("zext i{} {v} to i32", r.bits))
+                } else {
+                    v
+                };
+                xs.push(f.address_of(g, &x));
+                continue;
+            }
             let Some((b, ebits)) = b else {
                 xs.push(g.def(&format!("extractelement <{W} x i64> {a}, i32 {i}")));
                 continue;

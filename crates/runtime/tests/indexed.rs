@@ -202,3 +202,57 @@ fn shared_atomics_through_narrow_indices_count_what_the_interpreter_counts() {
         }
     }
 }
+
+#[test]
+fn shared_atomics_through_loaded_indices_count_the_values_loaded() {
+    // Bins from a word loaded and then overwritten before its atomic (the
+    // `again` argument is the `idx` buffer), from a byte of each word and
+    // from a second word array, each read again per lane where nothing
+    // changed it; blocks of 96 (partial warps) and 128.
+    let n = 1000usize;
+    let bytes: Vec<u8> = (0..4 * n as u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let idx: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(40_503) % 64).collect();
+    let other: Vec<u32> = (0..n as u32).map(|i| (i * 7 + 3) % 64).collect();
+    for block in [96u32, 128] {
+        let grid = (n as u32).div_ceil(block);
+        let mut want = vec![0i32; grid as usize * 320];
+        for i in 0..n {
+            let b = i / block as usize * 320;
+            want[b + 256 + idx[i] as usize] += 1;
+            want[b + bytes[4 * i + 1] as usize] += 2;
+            want[b + 256 + other[i] as usize] += 4;
+        }
+        for (backend, width) in RUNS {
+            let (dev, k) = setup(backend, width, "loaded_bins", block);
+            if backend == Backend::Cpu {
+                let c = k.compiled([block, 1, 1]);
+                let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+                assert!(ir.contains("; replayed indices"), "no index read again");
+            }
+            let out = dev.buffer_zeroed(want.len() * 4).unwrap();
+            let bb = dev.buffer_from(&bytes).unwrap();
+            let ib = dev.buffer_from(&idx).unwrap();
+            let ob = dev.buffer_from(&other).unwrap();
+            k.launch(
+                [grid, 1, 1],
+                [block, 1, 1],
+                0,
+                &[
+                    Arg::Buffer(&out),
+                    Arg::Buffer(&bb),
+                    Arg::Buffer(&ib),
+                    Arg::Buffer(&ib),
+                    Arg::Buffer(&ob),
+                    Arg::I32(n as i32),
+                ],
+            )
+            .unwrap_or_else(|e| panic!("{backend:?} {width:?}: {e}"));
+            let what = format!("{backend:?} {width:?} block {block}");
+            same(&out.to_vec::<i32>().unwrap(), &want, &format!("bins: {what}"));
+            let stored: Vec<u32> = idx.iter().map(|w| w ^ 1).collect();
+            same(&ib.to_vec::<u32>().unwrap(), &stored, &format!("stored: {what}"));
+        }
+    }
+}

@@ -38,3 +38,29 @@ extern "C" __global__ void shared_bins(int* out_bytes, int* out_ints, const int*
     for (int b = threadIdx.x; b < 256; b += blockDim.x) out_bytes[blockIdx.x * 256 + b] = hb[b];
     for (int b = threadIdx.x; b < 64; b += blockDim.x) out_ints[blockIdx.x * 64 + b] = hi[b];
 }
+
+// Bins through indices loaded from memory and used straight away: the
+// compiled backend reads each lane's index again in scalar code (see
+// warpfold-cpu's `Indexed::replay`), where nothing can have changed it.
+// `again` is `idx` itself in the tests: the first count must use the word
+// loaded, not the one stored over it before the atomic.
+extern "C" __global__ void loaded_bins(int* out, const unsigned char* bytes, const unsigned* idx,
+                                       unsigned* again, const unsigned* other, int n)
+{
+    __shared__ int hb[256];
+    __shared__ int hw[64];
+    for (int b = threadIdx.x; b < 256; b += blockDim.x) hb[b] = 0;
+    for (int b = threadIdx.x; b < 64; b += blockDim.x) hw[b] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned w = idx[i];
+        again[i] = w ^ 1;
+        atomicAdd(&hw[w], 1);
+        atomicAdd(&hb[bytes[4 * i + 1]], 2);
+        atomicAdd(&hw[other[i]], 4);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < 256; b += blockDim.x) out[blockIdx.x * 320 + b] = hb[b];
+    for (int b = threadIdx.x; b < 64; b += blockDim.x) out[blockIdx.x * 320 + 256 + b] = hw[b];
+}
