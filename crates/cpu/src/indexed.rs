@@ -26,7 +26,7 @@ pub(crate) struct Indexed {
 /// scalar code: a load earlier in the block, with only pure instructions
 /// between, read it from global memory at lane 0's host address `h0` plus
 /// the lane times `stride` (a histogram's `data[i] & 255`, loaded as a
-/// byte). Reading the index there again costs one scalar load a lane;
+/// byte), and what it loaded goes nowhere but into this address. Reading the index there again costs one scalar load a lane;
 /// moving it out of the vector the load made costs more (a vector stored
 /// and read back a lane at a time waits for store forwarding: in a C model
 /// of the histogram's lane loop on the Xeon, 18-26 ms against 13-14 ms for
@@ -283,7 +283,8 @@ impl Indexed {
     /// How to read each lane's index again in scalar code, if a load in
     /// this block before the access (`g.cur_inst`) read them from global
     /// memory at a constant stride, with only pure instructions since,
-    /// none of which changes the load's address registers (see `Replay`).
+    /// none of which changes the load's address registers, and nothing
+    /// but this access's address reads what it loaded (see `Replay`).
     pub(crate) fn replay<const W: u32>(&self, g: &mut Gen<W>) -> Option<Replay> {
         let p = g.p;
         let insts = &p.func.blocks[*p.order.get(g.cur_id as usize)?].insts;
@@ -319,7 +320,7 @@ impl Indexed {
                     .iter()
                     .all(|d| !ops.contains(d))
         });
-        if !quiet {
+        if !quiet || !only_addressing(p, g.cur_id as usize, k, end, self.source) {
             return None;
         }
         let (h0, l, jump) = crate::lower::affine_host_addr(g, addr, Space::Global)?;
@@ -388,6 +389,62 @@ entry:
 }}
 "
     )
+}
+
+/// Whether the value instruction `load` of block `id` loads into `source`
+/// reaches nothing but the address of the access at `end` (through the
+/// instructions between them). The index read again then stands in for
+/// the load: memory that other threads may write meanwhile (a relaxed
+/// load, a race) could give the two reads different values, and a guard
+/// or operand computed from the first must not meet an address made from
+/// the second.
+fn only_addressing(
+    p: &crate::prepare::Prepared,
+    id: usize,
+    load: usize,
+    end: usize,
+    source: Reg,
+) -> bool {
+    let insts = &p.func.blocks[p.order[id]].insts;
+    let mut derived = vec![source];
+    for j in &insts[load + 1..end] {
+        if crate::uniform::uses(j).iter().any(|r| derived.contains(r)) {
+            derived.extend(crate::uniform::defs(&j.kind));
+        }
+    }
+    let InstKind::Atom { addr, .. } = &insts[end].kind else {
+        return false;
+    };
+    let base = match addr.base {
+        AddrBase::Reg(r) => Some(r),
+        _ => None,
+    };
+    p.order.iter().enumerate().all(|(b, bid)| {
+        let block = &p.func.blocks[*bid];
+        let term_ok = match &block.term {
+            Some(Terminator::Branch { pred, .. }) => !derived.contains(pred),
+            _ => true,
+        };
+        term_ok
+            && block.insts.iter().enumerate().all(|(k, i)| {
+                let used = crate::uniform::uses(i);
+                if b == id && k > load && k < end {
+                    // The chain itself (its results are in `derived`).
+                    return true;
+                }
+                if b == id && k == end {
+                    // The access: through its address only.
+                    let mut rest = used;
+                    if let Some(r) = base {
+                        if let Some(at) = rest.iter().position(|x| *x == r) {
+                            rest.remove(at);
+                        }
+                    }
+                    return rest.iter().all(|r| !derived.contains(r));
+                }
+                used.iter().all(|r| !derived.contains(r))
+            })
+    })
 }
 
 /// The LLVM cast that widens a signed or unsigned index.

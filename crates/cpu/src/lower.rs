@@ -194,7 +194,7 @@ fn contiguous<const W: u32>(g: &mut Gen<W>, h: &str, size: u32, exec: &str) -> (
 /// Lane 0's host address (`i64`) and the constant stride between lanes'
 /// addresses of `[addr]` in `space`, when the address register is uniform
 /// or affine (see `lanes`): then no per-lane address is computed. The
-/// third part is the lane of the form's jump (32: none), if it has one.
+/// third part is the lane of the form's jump (W: none), if it has one.
 pub(crate) fn affine_host_addr<const W: u32>(
     g: &mut Gen<W>,
     a: &Address,
@@ -4732,6 +4732,8 @@ fn private_atomic<const W: u32>(
     let eb = g.bits_of_mask(exec);
     let mut full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
     if let Some(k) = replay.and_then(|r| r.jump.as_ref()) {
+        // A warp across the load's jump (an index passing 2^31 inside it:
+        // next to never) takes the lane loop.
         let none = g.def(&format!("icmp eq i32 {k}, {W}"));
         full = g.def(&format!("and i1 {full}, {none}"));
     }
@@ -4782,7 +4784,11 @@ fn private_atomic<const W: u32>(
         for (k, (a, b)) in args.iter().zip(&bufs).enumerate() {
             if let (0, Some(f), Some(r)) = (k, form, replay) {
                 // Volatile: LLVM would take it from the load's vector.
-                let at = g.def(&format!("add i64 {}, {}", r.h0, r.stride * i64::from(i)));
+                let at = g.def(&format!(
+                    "add i64 {}, {}",
+                    r.h0,
+                    r.stride.wrapping_mul(i64::from(i))
+                ));
                 let p = g.def(&format!("inttoptr i64 {at} to i{}*", r.bits));
                 let v = g.def(&format!("load volatile i{}, i{}* {p}", r.bits, r.bits));
                 let x = if r.bits < 32 {

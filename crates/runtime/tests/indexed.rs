@@ -206,9 +206,10 @@ fn shared_atomics_through_narrow_indices_count_what_the_interpreter_counts() {
 #[test]
 fn shared_atomics_through_loaded_indices_count_the_values_loaded() {
     // Bins from a word loaded and then overwritten before its atomic (the
-    // `again` argument is the `idx` buffer), from a byte of each word and
-    // from a second word array, each read again per lane where nothing
-    // changed it; blocks of 96 (partial warps) and 128.
+    // `again` argument is the `idx` buffer: read again, the index would be
+    // 7), from a byte of each word and from a second word array, each read
+    // again per lane where nothing changed it; blocks of 96 (partial
+    // warps) and 128.
     let n = 1000usize;
     let bytes: Vec<u8> = (0..4 * n as u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
@@ -250,9 +251,65 @@ fn shared_atomics_through_loaded_indices_count_the_values_loaded() {
             )
             .unwrap_or_else(|e| panic!("{backend:?} {width:?}: {e}"));
             let what = format!("{backend:?} {width:?} block {block}");
-            same(&out.to_vec::<i32>().unwrap(), &want, &format!("bins: {what}"));
-            let stored: Vec<u32> = idx.iter().map(|w| w ^ 1).collect();
-            same(&ib.to_vec::<u32>().unwrap(), &stored, &format!("stored: {what}"));
+            same(
+                &out.to_vec::<i32>().unwrap(),
+                &want,
+                &format!("bins: {what}"),
+            );
+            same(
+                &ib.to_vec::<u32>().unwrap(),
+                &vec![7; n],
+                &format!("stored: {what}"),
+            );
         }
+    }
+}
+
+#[test]
+fn indices_the_kernel_also_keeps_are_not_read_again() {
+    // Each index loaded is also stored: reading it again for the atomic
+    // could give a different value than the one stored (another thread
+    // may write the word in between), so the compiled code must not.
+    let n = 1000usize;
+    let other: Vec<u32> = (0..n as u32).map(|i| (i * 11 + 5) % 64).collect();
+    let block = 128u32;
+    let grid = (n as u32).div_ceil(block);
+    let mut want = vec![0i32; grid as usize * 64];
+    for i in 0..n {
+        want[i / block as usize * 64 + other[i] as usize] += 4;
+    }
+    for (backend, width) in RUNS {
+        let (dev, k) = setup(backend, width, "kept_bins", block);
+        if backend == Backend::Cpu {
+            let c = k.compiled([block, 1, 1]);
+            let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+            assert!(!ir.contains("; replayed indices"), "index read again");
+        }
+        let out = dev.buffer_zeroed(want.len() * 4).unwrap();
+        let ob = dev.buffer_from(&other).unwrap();
+        let seen = dev.buffer_zeroed(n * 4).unwrap();
+        k.launch(
+            [grid, 1, 1],
+            [block, 1, 1],
+            0,
+            &[
+                Arg::Buffer(&out),
+                Arg::Buffer(&ob),
+                Arg::Buffer(&seen),
+                Arg::I32(n as i32),
+            ],
+        )
+        .unwrap_or_else(|e| panic!("{backend:?} {width:?}: {e}"));
+        let what = format!("{backend:?} {width:?}");
+        same(
+            &out.to_vec::<i32>().unwrap(),
+            &want,
+            &format!("bins: {what}"),
+        );
+        same(
+            &seen.to_vec::<u32>().unwrap(),
+            &other,
+            &format!("seen: {what}"),
+        );
     }
 }

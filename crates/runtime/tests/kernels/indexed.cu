@@ -55,7 +55,7 @@ extern "C" __global__ void loaded_bins(int* out, const unsigned char* bytes, con
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         unsigned w = idx[i];
-        again[i] = w ^ 1;
+        again[i] = 7;
         atomicAdd(&hw[w], 1);
         atomicAdd(&hb[bytes[4 * i + 1]], 2);
         atomicAdd(&hw[other[i]], 4);
@@ -63,4 +63,22 @@ extern "C" __global__ void loaded_bins(int* out, const unsigned char* bytes, con
     __syncthreads();
     for (int b = threadIdx.x; b < 256; b += blockDim.x) out[blockIdx.x * 320 + b] = hb[b];
     for (int b = threadIdx.x; b < 64; b += blockDim.x) out[blockIdx.x * 320 + 256 + b] = hw[b];
+}
+
+// The same bins, but each index loaded is also stored: a second read of
+// it could differ from the first (another thread may write the word in
+// between), so the compiled backend must take the index from the load.
+extern "C" __global__ void kept_bins(int* out, const unsigned* other, unsigned* seen, int n)
+{
+    __shared__ int hw[64];
+    for (int b = threadIdx.x; b < 64; b += blockDim.x) hw[b] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned w = other[i];
+        atomicAdd(&hw[w], 4);
+        seen[i] = w;
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < 64; b += blockDim.x) out[blockIdx.x * 64 + b] = hw[b];
 }
