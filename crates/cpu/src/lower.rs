@@ -4838,6 +4838,52 @@ fn private_atomic<const W: u32>(
     ))
 }
 
+/// `old + a` as the GPU's `atom.add` computes it, on the bit patterns
+/// (`i{bits}`): f32 flushes subnormal inputs and results to signed zero
+/// and gives the canonical NaN; f64 keeps subnormals and returns a NaN
+/// operand (the old value's first) made quiet, else the canonical NaN (as
+/// `warpfold_fp::add_f64`). The CPU's own NaN would differ from the
+/// interpreter's.
+fn gpu_fadd<const W: u32>(g: &mut Gen<W>, bits: u32, old: &str, a: &str) -> String {
+    let it = format!("i{bits}");
+    if bits == 32 {
+        let flush = |g: &mut Gen<W>, x: &str| {
+            let e = g.def(&format!("and i32 {x}, 2139095040"));
+            let sub = g.def(&format!("icmp eq i32 {e}, 0"));
+            let z = g.def(&format!("and i32 {x}, -2147483648"));
+            g.def(&format!("select i1 {sub}, i32 {z}, i32 {x}"))
+        };
+        let o = flush(g, old);
+        let x = flush(g, a);
+        let fo = g.def(&format!("bitcast i32 {o} to float"));
+        let fx = g.def(&format!("bitcast i32 {x} to float"));
+        let fs = g.def(&format!("fadd float {fo}, {fx}"));
+        let sb = g.def(&format!("bitcast float {fs} to i32"));
+        let r = flush(g, &sb);
+        let m = g.def(&format!("and i32 {r}, 2147483647"));
+        let nan = g.def(&format!("icmp ugt i32 {m}, 2139095040"));
+        return g.def(&format!("select i1 {nan}, i32 2147483647, i32 {r}"));
+    }
+    let is_nan = |g: &mut Gen<W>, x: &str| {
+        let m = g.def(&format!("and i64 {x}, 9223372036854775807"));
+        g.def(&format!("icmp ugt i64 {m}, 9218868437227405312"))
+    };
+    let fo = g.def(&format!("bitcast {it} {old} to double"));
+    let fx = g.def(&format!("bitcast {it} {a} to double"));
+    let fs = g.def(&format!("fadd double {fo}, {fx}"));
+    let sb = g.def(&format!("bitcast double {fs} to i64"));
+    let sn = is_nan(g, &sb);
+    let r = g.def(&format!(
+        "select i1 {sn}, i64 9223372036854775807, i64 {sb}"
+    ));
+    let an = is_nan(g, a);
+    let aq = g.def(&format!("or i64 {a}, 2251799813685248"));
+    let r = g.def(&format!("select i1 {an}, i64 {aq}, i64 {r}"));
+    let on = is_nan(g, old);
+    let oq = g.def(&format!("or i64 {old}, 2251799813685248"));
+    g.def(&format!("select i1 {on}, i64 {oq}, i64 {r}"))
+}
+
 fn inline_atomic<const W: u32>(
     g: &mut Gen<W>,
     rmw: Rmw,
@@ -4846,7 +4892,6 @@ fn inline_atomic<const W: u32>(
     private: bool,
 ) -> String {
     let it = format!("i{bits}");
-    let ft = fty_of(if bits == 64 { Ty::F64 } else { Ty::F32 });
     let p = g.def(&format!("inttoptr i64 {} to {it}*", xs[0]));
     let a = narrow_i64(g, &xs[1], bits);
     let b = match rmw {
@@ -4868,12 +4913,7 @@ fn inline_atomic<const W: u32>(
                 let c = g.def(&format!("icmp {cond} {it} {old}, {a}"));
                 g.def(&format!("select i1 {c}, {it} {old}, {it} {a}"))
             }
-            Rmw::FAdd => {
-                let fo = g.def(&format!("bitcast {it} {old} to {ft}"));
-                let fa = g.def(&format!("bitcast {it} {a} to {ft}"));
-                let fs = g.def(&format!("fadd {ft} {fo}, {fa}"));
-                g.def(&format!("bitcast {ft} {fs} to {it}"))
-            }
+            Rmw::FAdd => gpu_fadd(g, bits, &old, &a),
             Rmw::Cas => {
                 let c = g.def(&format!("icmp eq {it} {old}, {a}"));
                 g.def(&format!("select i1 {c}, {it} {b}, {it} {old}"))
@@ -4885,10 +4925,35 @@ fn inline_atomic<const W: u32>(
         match rmw {
             Rmw::Op(name) => g.def(&format!("atomicrmw {name} {it}* {p}, {it} {a} monotonic")),
             Rmw::FAdd => {
-                let fp = g.def(&format!("bitcast {it}* {p} to {ft}*"));
-                let fa = g.def(&format!("bitcast {it} {a} to {ft}"));
-                let fo = g.def(&format!("atomicrmw fadd {ft}* {fp}, {ft} {fa} monotonic"));
-                g.def(&format!("bitcast {ft} {fo} to {it}"))
+                // A compare-and-swap loop (what LLVM makes of `atomicrmw
+                // fadd` here anyway) around the GPU's add.
+                let start = g.def(&format!(
+                    "load atomic {it}, {it}* {p} monotonic, align {}",
+                    bits / 8
+                ));
+                let (from, lp, done) = (
+                    g.label("fadd_from"),
+                    g.label("fadd_cas"),
+                    g.label("fadd_done"),
+                );
+                g.line(&format!("br label %{from}"));
+                g.emit_label(&from);
+                g.line(&format!("br label %{lp}"));
+                g.emit_label(&lp);
+                let cur = g.t();
+                let seen = g.t();
+                g.line(&format!(
+                    "{cur} = phi {it} [ {start}, %{from} ], [ {seen}, %{lp} ]"
+                ));
+                let new = gpu_fadd(g, bits, &cur, &a);
+                let pair = g.def(&format!(
+                    "cmpxchg {it}* {p}, {it} {cur}, {it} {new} monotonic monotonic"
+                ));
+                g.line(&format!("{seen} = extractvalue {{ {it}, i1 }} {pair}, 0"));
+                let ok = g.def(&format!("extractvalue {{ {it}, i1 }} {pair}, 1"));
+                g.line(&format!("br i1 {ok}, label %{done}, label %{lp}"));
+                g.emit_label(&done);
+                cur
             }
             Rmw::Cas => {
                 let pair = g.def(&format!(

@@ -772,9 +772,14 @@ fn sat_half(bf: bool, h: u16, sat: bool) -> u64 {
 pub fn atom_apply(op: AtomOp, ty: Ty, old: u64, a: u64, b: u64) -> u64 {
     let bits = ty.bits();
     match op {
+        // As the GPU adds: f32 flushes subnormal inputs and results
+        // (`atom.add.f32` is `.ftz`) and gives the canonical NaN; f64 keeps
+        // subnormals and propagates a NaN operand.
         AtomOp::Add => match ty {
-            Ty::F32 => u64::from((f32v(old) + f32v(a)).to_bits()),
-            Ty::F64 => (f64v(old) + f64v(a)).to_bits(),
+            Ty::F32 => {
+                u64::from(fp::add_f32(f32v(old), f32v(a), fp::Rounding::Nearest, true).to_bits())
+            }
+            Ty::F64 => fp::add_f64(f64v(old), f64v(a), fp::Rounding::Nearest).to_bits(),
             _ => zx(old.wrapping_add(a), bits),
         },
         AtomOp::Inc => {
