@@ -26,11 +26,12 @@ pub(crate) struct Indexed {
 /// scalar code: a load earlier in the block, with only pure instructions
 /// between, read it from global memory at lane 0's host address `h0` plus
 /// the lane times `stride` (a histogram's `data[i] & 255`, loaded as a
-/// byte), and what it loaded goes nowhere but into this address. Reading the index there again costs one scalar load a lane;
-/// moving it out of the vector the load made costs more (a vector stored
-/// and read back a lane at a time waits for store forwarding: in a C model
-/// of the histogram's lane loop on the Xeon, 18-26 ms against 13-14 ms for
-/// 16M bins).
+/// byte), and what it loaded goes nowhere but into this address. Reading
+/// the index there again costs one scalar load a lane; moving it out of
+/// the vector the load made costs more (a vector stored and read back a
+/// lane at a time waits for store forwarding: in a C model of the
+/// histogram's lane loop on the Xeon, 18-26 ms against 13-14 ms for 16M
+/// bins).
 pub(crate) struct Replay {
     pub h0: String,
     pub stride: i64,
@@ -391,9 +392,9 @@ entry:
     )
 }
 
-/// Whether the value instruction `load` of block `id` loads into `source`
-/// reaches nothing but the address of the access at `end` (through the
-/// instructions between them). The index read again then stands in for
+/// Whether the value that instruction `load` of block `id` loads into
+/// `source` reaches nothing but the address of the access at `end`
+/// (through the instructions between them). The index read again then stands in for
 /// the load: memory that other threads may write meanwhile (a relaxed
 /// load, a race) could give the two reads different values, and a guard
 /// or operand computed from the first must not meet an address made from
