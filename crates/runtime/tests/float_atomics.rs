@@ -137,27 +137,35 @@ const CASES_64: [(u64, u64, u64); 6] = [
     ),
 ];
 
-#[test]
-fn f32_atomic_adds_flush_and_make_nans_canonical() {
-    let n = 32usize;
-    let mut input = vec![0u32; 2 * n];
-    let mut want_sum = vec![0u32; n];
-    for t in 0..n {
-        let (a, b, s) = CASES_32.get(t).copied().unwrap_or_else(|| {
-            let (a, b) = (t as f32, 0.5f32);
-            (a.to_bits(), b.to_bits(), (a + b).to_bits())
-        });
-        input[t] = a;
-        input[n + t] = b;
-        want_sum[t] = s;
-    }
+/// The lanes' (old, addend, sum): `cases` first, then `other(lane)`.
+fn lanes<T: Copy>(cases: &[(T, T, T)], other: impl Fn(usize) -> (T, T, T)) -> Vec<(T, T, T)> {
+    (0..32)
+        .map(|t| cases.get(t).copied().unwrap_or_else(|| other(t)))
+        .collect()
+}
+
+/// Runs `kernel` on one warp of 32 lanes with `lanes`' old values and
+/// addends, on every backend and width; checks each lane's old value, the
+/// shared word after its add, the old global value and the global sums.
+fn check_adds<T>(kernel: &str, lanes: &[(T, T, T)])
+where
+    T: bytemuck::Pod + PartialEq + std::fmt::Debug,
+{
+    let n = lanes.len();
+    let old: Vec<T> = lanes.iter().map(|l| l.0).collect();
+    let input: Vec<T> = old
+        .iter()
+        .copied()
+        .chain(lanes.iter().map(|l| l.1))
+        .collect();
+    let want_sum: Vec<T> = lanes.iter().map(|l| l.2).collect();
     for (backend, width) in RUNS {
         let dev = Device::new().with_backend(backend).with_warp_width(width);
         let m = dev.load_ptx_named(PTX, "float_atomics.ptx").expect("loads");
-        let k = m.kernel("fadd32").unwrap();
+        let k = m.kernel(kernel).unwrap();
         assert_eq!(k.effective_backend([32, 1, 1]).0, backend);
-        let out = dev.buffer_zeroed(n * 12).unwrap();
-        let g = dev.buffer_from(&input[..n]).unwrap();
+        let out = dev.buffer_zeroed(n * 3 * std::mem::size_of::<T>()).unwrap();
+        let g = dev.buffer_from(&old).unwrap();
         let inp = dev.buffer_from(&input).unwrap();
         k.launch(
             [1, 1, 1],
@@ -166,53 +174,31 @@ fn f32_atomic_adds_flush_and_make_nans_canonical() {
             &[Arg::Buffer(&out), Arg::Buffer(&g), Arg::Buffer(&inp)],
         )
         .unwrap();
-        let o = out.to_vec::<u32>().unwrap();
+        let o = out.to_vec::<T>().unwrap();
         let what = format!("{backend:?} {width:?}");
         for t in 0..n {
             let got = [o[3 * t], o[3 * t + 1], o[3 * t + 2]];
-            let want = [input[t], want_sum[t], input[t]];
+            let want = [old[t], want_sum[t], old[t]];
             assert_eq!(got, want, "{what}, lane {t}: old, shared sum, old global");
         }
-        assert_eq!(g.to_vec::<u32>().unwrap(), want_sum, "{what}: global sums");
+        assert_eq!(g.to_vec::<T>().unwrap(), want_sum, "{what}: global sums");
     }
 }
 
 #[test]
+fn f32_atomic_adds_flush_and_make_nans_canonical() {
+    let lanes = lanes(&CASES_32, |t| {
+        let (a, b) = (t as f32, 0.5f32);
+        (a.to_bits(), b.to_bits(), (a + b).to_bits())
+    });
+    check_adds("fadd32", &lanes);
+}
+
+#[test]
 fn f64_atomic_adds_keep_subnormals_and_propagate_nans() {
-    let n = 32usize;
-    let mut input = vec![0u64; 2 * n];
-    let mut want_sum = vec![0u64; n];
-    for t in 0..n {
-        let (a, b, s) = CASES_64.get(t).copied().unwrap_or_else(|| {
-            let (a, b) = (t as f64, 0.25f64);
-            (a.to_bits(), b.to_bits(), (a + b).to_bits())
-        });
-        input[t] = a;
-        input[n + t] = b;
-        want_sum[t] = s;
-    }
-    for (backend, width) in RUNS {
-        let dev = Device::new().with_backend(backend).with_warp_width(width);
-        let m = dev.load_ptx_named(PTX, "float_atomics.ptx").expect("loads");
-        let k = m.kernel("fadd64").unwrap();
-        assert_eq!(k.effective_backend([32, 1, 1]).0, backend);
-        let out = dev.buffer_zeroed(n * 24).unwrap();
-        let g = dev.buffer_from(&input[..n]).unwrap();
-        let inp = dev.buffer_from(&input).unwrap();
-        k.launch(
-            [1, 1, 1],
-            [32, 1, 1],
-            0,
-            &[Arg::Buffer(&out), Arg::Buffer(&g), Arg::Buffer(&inp)],
-        )
-        .unwrap();
-        let o = out.to_vec::<u64>().unwrap();
-        let what = format!("{backend:?} {width:?}");
-        for t in 0..n {
-            let got = [o[3 * t], o[3 * t + 1], o[3 * t + 2]];
-            let want = [input[t], want_sum[t], input[t]];
-            assert_eq!(got, want, "{what}, lane {t}: old, shared sum, old global");
-        }
-        assert_eq!(g.to_vec::<u64>().unwrap(), want_sum, "{what}: global sums");
-    }
+    let lanes = lanes(&CASES_64, |t| {
+        let (a, b) = (t as f64, 0.25f64);
+        (a.to_bits(), b.to_bits(), (a + b).to_bits())
+    });
+    check_adds("fadd64", &lanes);
 }
