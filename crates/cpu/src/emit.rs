@@ -660,9 +660,14 @@ impl<'a, const W: u32> Gen<'a, W> {
 
     /// A pointer of type `ty*` to the warp state at byte `off`.
     pub(crate) fn state_ptr(&mut self, off: usize, ty: &str) -> String {
+        self.ptr_in("%st", off, ty)
+    }
+
+    /// A `ty*` at byte `off` of the `i8*` value `base`.
+    pub(crate) fn ptr_in(&mut self, base: &str, off: usize, ty: &str) -> String {
         let q = self.t();
         let c = self.t();
-        self.line(&format!("{q} = getelementptr i8, i8* %st, i64 {off}"));
+        self.line(&format!("{q} = getelementptr i8, i8* {base}, i64 {off}"));
         self.line(&format!("{c} = bitcast i8* {q} to {ty}*"));
         c
     }
@@ -2105,6 +2110,11 @@ pub fn emit<const W: u32>(
         let _ = writeln!(ir, "{UNROLLED_MARK}");
         let _ = writeln!(ir, "{SHARED_BYTES_MARK}{}", layout.static_bytes);
     }
+    let chain = if region_sites.iter().any(|r| r.unrolled) {
+        chain_copies(&g, &ctx, &region_sites)
+    } else {
+        ChainCopies::default()
+    };
     ir.push_str(&cta_fn::<W>(
         release,
         g.avx512,
@@ -2112,6 +2122,7 @@ pub fn emit<const W: u32>(
         fresh,
         unrolled,
         state_bytes,
+        &chain,
     ));
     let cta_end = ir.len();
     for &(bits, signed) in &g.slow_index_loads {
@@ -2212,6 +2223,14 @@ struct WarpCtx<'a> {
     bar_red: bool,
 }
 
+impl WarpCtx<'_> {
+    /// Whether region `r` gives register `i` its value: writes it, or (a
+    /// first round) starts it at zero, read before any write.
+    fn wrote(&self, r: &Region, i: usize) -> bool {
+        r.defs[i] || (r.fresh && self.at_entry[i])
+    }
+}
+
 /// The text of one warp function: `@wf_warp` (every entry: fresh start,
 /// general state, lean barrier resume) or, for a `region`, a
 /// `@wf_region{entry}` that resumes there after a lean barrier release
@@ -2229,8 +2248,13 @@ fn warp_function<const W: u32>(
         Some(r) if r.fresh => "wf_fresh".to_string(),
         Some(r) => format!("wf_region{}", r.entry),
     };
+    // Region and first-round functions read the registers live into them
+    // from `%lr` and leave those live after their barrier there: the warp
+    // state in the round loop, a scratch copy in the CTA function's
+    // unrolled rounds (see `ChainSlots`).
+    let lr = if region.is_some() { ", i8* %lr" } else { "" };
     g.out.push_str(&format!(
-        "define internal i32 @{name}(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live, i32 %prev) ;INLINE\n#0 {{\nentry:\n;ALLOCAS\n"
+        "define internal i32 @{name}(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live, i32 %prev{lr}) ;INLINE\n#0 {{\nentry:\n;ALLOCAS\n"
     ));
     // Allocas for registers and warp bookkeeping (promoted to SSA by
     // mem2reg). In large kernels the registers live across blocks stay in
@@ -2333,7 +2357,7 @@ fn region_prologue<const W: u32>(
     }
     // Only what the region reads before writing (see `WarpCtx::live_in`).
     let live = &ctx.live_in[g.p.order[entry as usize].0 as usize];
-    load_saved_regs_where(g, ctx.reg_bits, ctx.reg_offsets, |i| live[i]);
+    load_saved_regs_where(g, ctx.reg_bits, ctx.reg_offsets, "%lr", |i| live[i]);
     recompute(g, ctx.remat_insts)?;
     g.store_mask(&lm, &lv);
     g.line(&format!("br label %B{entry}"));
@@ -2901,9 +2925,11 @@ fn dispatcher_and_blocks<const W: u32>(
         let lv = g.load_scalar("live", "i32");
         let c = g.state_ptr(state::LIVE, "i32");
         g.line(&format!("store i32 {lv}, i32* {c}"));
-        // A region saves what it wrote and a barrier's next block reads.
-        store_saved_regs_where(g, reg_bits, reg_offsets, |i| {
-            region.is_none_or(|r| r.regs[i] && r.defs[i] && ctx.after_bar[i])
+        // A region saves what it wrote and a barrier's next block reads
+        // (a first round also what it found zero), where it read them.
+        let base = if region.is_some() { "%lr" } else { "%st" };
+        store_saved_regs_where(g, reg_bits, reg_offsets, base, |i| {
+            region.is_none_or(|r| r.regs[i] && ctx.wrote(r, i) && ctx.after_bar[i])
         });
         let site = g.load_scalar("bar_me", "i32");
         let code = g.t();
@@ -2941,8 +2967,8 @@ fn dispatcher_and_blocks<const W: u32>(
         let c = g.state_ptr(o, "i32");
         g.line(&format!("store i32 {v}, i32* {c}"));
     }
-    store_saved_regs_where(g, reg_bits, reg_offsets, |i| {
-        region.is_none_or(|r| r.regs[i] && r.defs[i])
+    store_saved_regs_where(g, reg_bits, reg_offsets, "%st", |i| {
+        region.is_none_or(|r| r.regs[i] && ctx.wrote(r, i))
     });
     g.line("br label %saved");
     g.emit_label("saved");
@@ -2992,6 +3018,133 @@ struct RegionSite {
     unrolled: bool,
     /// The site of the only barrier the region reaches, if it reaches one.
     next: Option<u32>,
+}
+
+/// Bytes of a warp's state holding a register's value or its jump lane,
+/// as type `ty`.
+#[derive(Clone, Debug)]
+struct Slot {
+    off: usize,
+    ty: String,
+}
+
+/// What unrolled rounds copy between a warp's state and its scratch copy
+/// of the registers for a round starting at one barrier (see `cta_fn`).
+#[derive(Clone, Debug, Default)]
+struct ChainSlots {
+    /// Live after the barrier: read from the state when a chain of
+    /// unrolled rounds starts there.
+    into: Vec<Slot>,
+    /// Written back when the chain stops after a warp left the round at a
+    /// barrier: what was live into it and what it saved for the next.
+    lean: Vec<Slot>,
+    /// Written back when the warp left the round otherwise: it saved what
+    /// it wrote to the state itself, the rest of what was live into it
+    /// is still only in the scratch.
+    other: Vec<Slot>,
+}
+
+/// `ChainSlots` for each barrier site with unrolled rounds, and for the
+/// unrolled first round (whose `into` is empty: nothing is live yet).
+#[derive(Clone, Debug, Default)]
+struct ChainCopies {
+    sites: std::collections::HashMap<u32, ChainSlots>,
+    fresh: ChainSlots,
+}
+
+/// The registers a region function keeps in `%lr` (see `warp_function`),
+/// as slots of the warp state.
+fn chain_copies<const W: u32>(g: &Gen<W>, ctx: &WarpCtx, sites: &[RegionSite]) -> ChainCopies {
+    let p = g.p;
+    let slots = |keep: &dyn Fn(usize) -> bool| -> Vec<Slot> {
+        let mut v = Vec::new();
+        for (i, &b) in ctx.reg_bits.iter().enumerate() {
+            if !g.saved(i) || !keep(i) {
+                continue;
+            }
+            let (ty, _) = g.saved_types(i, b);
+            v.push(Slot {
+                off: ctx.reg_offsets[i],
+                ty,
+            });
+            if g.has_jump(i) {
+                v.push(Slot {
+                    off: ctx.reg_offsets[i] + JUMP_AT,
+                    ty: "i32".into(),
+                });
+            }
+        }
+        v
+    };
+    let of = |r: &Region, live: &[bool]| ChainSlots {
+        into: slots(&|i| live[i]),
+        lean: slots(&|i| live[i] || (ctx.wrote(r, i) && ctx.after_bar[i])),
+        other: slots(&|i| live[i] && !ctx.wrote(r, i)),
+    };
+    let mut out = ChainCopies::default();
+    for s in sites.iter().filter(|s| s.unrolled) {
+        let r = Region::new(p, ctx.live_in, ctx.remat_insts, s.succ);
+        let live = &ctx.live_in[p.order[s.succ as usize].0 as usize];
+        out.sites.insert(s.site, of(&r, live));
+    }
+    let r = Region::fresh(p, ctx.live_in);
+    out.fresh = of(&r, &vec![false; ctx.reg_bits.len()]);
+    out
+}
+
+/// `slots` copied from the `i8*` value `from` to `to`; `tag` makes the
+/// names unique.
+fn copy_slots(out: &mut String, tag: &str, slots: &[Slot], from: &str, to: &str) {
+    for (k, Slot { off, ty }) in slots.iter().enumerate() {
+        let _ = write!(
+            out,
+            "  %{tag}_{k}a = getelementptr i8, i8* {from}, i64 {off}
+  %{tag}_{k}b = bitcast i8* %{tag}_{k}a to {ty}*
+  %{tag}_{k}v = load {ty}, {ty}* %{tag}_{k}b, align 4
+  %{tag}_{k}c = getelementptr i8, i8* {to}, i64 {off}
+  %{tag}_{k}d = bitcast i8* %{tag}_{k}c to {ty}*
+  store {ty} %{tag}_{k}v, {ty}* %{tag}_{k}d, align 4
+"
+        );
+    }
+}
+
+/// For each of `n` warps whose code (`%{code}{w}`) says where it left a
+/// round, the copy back to its state (`%{state}{w}`) from its scratch:
+/// `lean` after a barrier exit, `other` after any other.
+fn copy_back_by_code(
+    out: &mut String,
+    tag: &str,
+    n: u32,
+    (code, state): (&str, &str),
+    slots: &ChainSlots,
+) {
+    for w in 0..n {
+        let b = format!("{tag}w{w}");
+        let _ = write!(
+            out,
+            "  %{b}is = icmp uge i32 %{code}{w}, {BAR_CODE}
+  br i1 %{b}is, label %{b}l, label %{b}o
+{b}l:
+"
+        );
+        copy_slots(
+            out,
+            &format!("{b}l"),
+            &slots.lean,
+            &format!("%scrp{w}"),
+            &format!("%{state}{w}"),
+        );
+        let _ = write!(out, "  br label %{b}j\n{b}o:\n");
+        copy_slots(
+            out,
+            &format!("{b}o"),
+            &slots.other,
+            &format!("%scrp{w}"),
+            &format!("%{state}{w}"),
+        );
+        let _ = write!(out, "  br label %{b}j\n{b}j:\n");
+    }
 }
 
 /// How a warp's first call goes (see `cta_fn`).
@@ -3089,14 +3242,16 @@ fn only_barrier(p: &Prepared, inside: &[bool]) -> Option<u32> {
 
 /// Reads the registers kept in the warp state into their allocas.
 fn load_saved_regs<const W: u32>(g: &mut Gen<W>, reg_bits: &[u32], reg_offsets: &[usize]) {
-    load_saved_regs_where(g, reg_bits, reg_offsets, |_| true)
+    load_saved_regs_where(g, reg_bits, reg_offsets, "%st", |_| true)
 }
 
-/// `load_saved_regs` for the registers `want` picks.
+/// `load_saved_regs` for the registers `want` picks, from the registers'
+/// home at `base` (the warp state `%st`, or a region's `%lr`).
 fn load_saved_regs_where<const W: u32>(
     g: &mut Gen<W>,
     reg_bits: &[u32],
     reg_offsets: &[usize],
+    base: &str,
     want: impl Fn(usize) -> bool,
 ) {
     for (i, b) in reg_bits.iter().enumerate() {
@@ -3104,13 +3259,13 @@ fn load_saved_regs_where<const W: u32>(
             continue;
         }
         let (mem, val) = g.saved_types(i, *b);
-        let p = g.state_ptr(reg_offsets[i], &mem);
+        let p = g.ptr_in(base, reg_offsets[i], &mem);
         let v = g.t();
         g.line(&format!("{v} = load {mem}, {mem}* {p}, align 4"));
         let v = g.cast(&v, &mem, &val);
         g.line(&format!("store {val} {v}, {val}* %r{i}"));
         if g.has_jump(i) {
-            let p = g.state_ptr(reg_offsets[i] + JUMP_AT, "i32");
+            let p = g.ptr_in(base, reg_offsets[i] + JUMP_AT, "i32");
             let k = g.def(&format!("load i32, i32* {p}"));
             g.line(&format!("store i32 {k}, i32* %k{i}"));
         }
@@ -3118,11 +3273,12 @@ fn load_saved_regs_where<const W: u32>(
 }
 
 /// Writes the registers kept in the warp state (those `want` picks) from
-/// their allocas.
+/// their allocas to their home at `base` (see `load_saved_regs_where`).
 fn store_saved_regs_where<const W: u32>(
     g: &mut Gen<W>,
     reg_bits: &[u32],
     reg_offsets: &[usize],
+    base: &str,
     want: impl Fn(usize) -> bool,
 ) {
     for (i, b) in reg_bits.iter().enumerate() {
@@ -3132,11 +3288,11 @@ fn store_saved_regs_where<const W: u32>(
         let (mem, val) = g.saved_types(i, *b);
         let v = g.load_scalar(&format!("r{i}"), &val);
         let v = g.cast(&v, &val, &mem);
-        let p = g.state_ptr(reg_offsets[i], &mem);
+        let p = g.ptr_in(base, reg_offsets[i], &mem);
         g.line(&format!("store {mem} {v}, {mem}* {p}, align 4"));
         if g.has_jump(i) {
             let k = g.load_scalar(&format!("k{i}"), "i32");
-            let p = g.state_ptr(reg_offsets[i] + JUMP_AT, "i32");
+            let p = g.ptr_in(base, reg_offsets[i] + JUMP_AT, "i32");
             g.line(&format!("store i32 {k}, i32* {p}"));
         }
     }
@@ -3216,9 +3372,26 @@ fn cta_fn<const W: u32>(
     fresh: FreshRound,
     unrolled: Option<u32>,
     state_bytes: usize,
+    chain: &ChainCopies,
 ) -> String {
     let all_lanes = full_bits::<W>();
     let fresh_fn = fresh != FreshRound::None;
+    // Unrolled rounds keep each warp's registers in a scratch copy on the
+    // stack (`%lr` of the region functions), so that LLVM forwards them
+    // from round to round as values and stores nothing: the state gets
+    // them only when the rounds stop (scan: 128 vector stores a CTA).
+    let mut scratch = String::new();
+    let fresh_unrolled_too = matches!(fresh, FreshRound::Unrolled { .. }) && !regions.is_empty();
+    if let Some(n) = unrolled.filter(|_| regions.iter().any(|r| r.unrolled) || fresh_unrolled_too) {
+        for w in 0..n {
+            let _ = write!(
+                scratch,
+                "  %scr{w} = alloca [{state_bytes} x i8], align 64
+  %scrp{w} = getelementptr inbounds [{state_bytes} x i8], [{state_bytes} x i8]* %scr{w}, i64 0, i64 0
+"
+            );
+        }
+    }
     // The first round unrolled starts at `lean_sel` with this site.
     let fresh_unrolled = match (fresh, unrolled, regions.is_empty()) {
         (FreshRound::Unrolled { next }, Some(n), false) => Some((next, n)),
@@ -3281,6 +3454,7 @@ fn cta_fn<const W: u32>(
                 n,
                 next,
                 state_bytes,
+                &chain.fresh,
             );
         }
         let _ = writeln!(
@@ -3304,7 +3478,8 @@ fn cta_fn<const W: u32>(
                     warps: n,
                     state_bytes,
                 };
-                round.emit::<W>(&mut lean, &mut round_in, &mut rsite_in);
+                let slots = chain.sites.get(site).cloned().unwrap_or_default();
+                round.emit::<W>(&mut lean, &mut round_in, &mut rsite_in, &slots);
             }
             let _ = write!(
                 lean,
@@ -3324,7 +3499,7 @@ lr{site}:
   %lfull{site} = icmp eq i32 %llv{site}, {all_lanes}
   br i1 %lfull{site}, label %lr{site}_run, label %lr{site}_bail
 lr{site}_run:
-  %lc{site} = call i32 @wf_region{succ}(i8* %ls{site}, i64* %env, i32 %lw{site}, i32 0, i32 0)
+  %lc{site} = call i32 @wf_region{succ}(i8* %ls{site}, i64* %env, i32 %lw{site}, i32 0, i32 0, i8* %ls{site})
   %lcp{site} = getelementptr i32, i32* %codes, i64 %lw64_{site}
   store i32 %lc{site}, i32* %lcp{site}
   %lstop{site} = icmp eq i32 %lc{site}, 3
@@ -3505,7 +3680,7 @@ next:
     format!(
         "define i32 @wf_cta(i8* noalias %states, i64* %env, i64 %sb, i32* noalias %runp, i32* noalias %fresh, i32* noalias %codes) #0 {{
 entry:
-  %run0 = load i32, i32* %runp
+{scratch}  %run0 = load i32, i32* %runp
   br label %round
 round:
   %running = phi i32 [ %run0, %entry ], [ %left, %release ]{round_in}
@@ -3574,7 +3749,7 @@ declare i32 @llvm.cttz.i32(i32, i1)
             format!("  %full = icmp eq i32 %fl, {full}
   br i1 %full, label %call_fresh, label %call_gen
 call_fresh:
-  %code_f = call i32 @wf_fresh(i8* %st, i64* %env, i32 %w, i32 %fl, i32 %prev)
+  %code_f = call i32 @wf_fresh(i8* %st, i64* %env, i32 %w, i32 %fl, i32 %prev, i8* %st)
   br label %called
 call_gen:
   %code_g = call i32 @wf_warp(i8* %st, i64* %env, i32 %w, i32 %fl, i32 %prev)
@@ -3602,6 +3777,7 @@ fn unrolled_fresh<const W: u32>(
     n: u32,
     next: Option<u32>,
     state_bytes: usize,
+    slots: &ChainSlots,
 ) {
     let all_lanes = full_bits::<W>();
     let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
@@ -3642,7 +3818,7 @@ uf_start:
   %ufcp{w} = getelementptr i32, i32* %codes, i64 {w}
   %ufprev{w} = load i32, i32* %ufcp{w}
   %ufp{w} = getelementptr i8, i8* %states, i64 {off}
-  %ufc{w} = call i32 @wf_fresh(i8* %ufp{w}, i64* %env, i32 {w}, i32 {all_lanes}, i32 %ufprev{w})
+  %ufc{w} = call i32 @wf_fresh(i8* %ufp{w}, i64* %env, i32 {w}, i32 {all_lanes}, i32 %ufprev{w}, i8* %scrp{w})
   store i32 %ufc{w}, i32* %ufcp{w}
   %ufeq{w} = icmp eq i32 %ufc{w}, %ufc0
   %ufg{w} = and i1 {good}, %ufeq{w}
@@ -3660,33 +3836,52 @@ uf_start:
   %uflean = icmp uge i32 %ufc0, {bar}
   %ufok = and i1 {good}, %uflean
   %ufnext = sub i32 %ufc0, {bar}
-  br i1 %ufok, label %uf_go, label %back
-uf_go:
+  br i1 %ufok, label %uf_go, label %uf_back
+uf_back:
 ",
         bar = BAR_CODE
     );
-    match next {
+    copy_back_by_code(lean, "ufb", n, ("ufc", "ufp"), slots);
+    lean.push_str("  br label %back\nuf_go:\n");
+    // Every warp left at the same barrier.
+    let lean_back = |lean: &mut String| {
+        for w in 0..n {
+            copy_slots(
+                lean,
+                &format!("ufr{w}"),
+                &slots.lean,
+                &format!("%scrp{w}"),
+                &format!("%ufp{w}"),
+            );
+        }
+    };
+    let from = match next {
         Some(to) => {
             let _ = write!(
                 lean,
                 "  %ufto = icmp eq i32 %ufnext, {to}
-  br i1 %ufto, label %lu{to}_w0, label %round
+  br i1 %ufto, label %lu{to}_w0, label %uf_round
+uf_round:
 "
             );
+            lean_back(lean);
+            lean.push_str("  br label %round\n");
+            "uf_round"
         }
-        None => lean.push_str(
-            "  br label %round
-",
-        ),
-    }
+        None => {
+            lean_back(lean);
+            lean.push_str("  br label %round\n");
+            "uf_go"
+        }
+    };
     // Not every warp full: the round loop runs the first round.
     lean.push_str(
         "uf_bail:
   br label %loop
 ",
     );
-    let _ = write!(round_in, ", [ %running, %uf_go ]");
-    let _ = write!(rsite_in, ", [ %ufnext, %uf_go ]");
+    let _ = write!(round_in, ", [ %running, %{from} ]");
+    let _ = write!(rsite_in, ", [ %ufnext, %{from} ]");
     let _ = write!(bail_in[0], ", [ %running, %uf_bail ]");
     let _ = write!(bail_in[1], ", [ true, %uf_bail ]");
     let _ = write!(bail_in[2], ", [ 0, %uf_bail ]");
@@ -3710,7 +3905,13 @@ struct UnrolledRound {
 }
 
 impl UnrolledRound {
-    fn emit<const W: u32>(&self, lean: &mut String, round_in: &mut String, rsite_in: &mut String) {
+    fn emit<const W: u32>(
+        &self,
+        lean: &mut String,
+        round_in: &mut String,
+        rsite_in: &mut String,
+        slots: &ChainSlots,
+    ) {
         let UnrolledRound {
             site,
             succ,
@@ -3744,17 +3945,28 @@ lu{site}_chk:
             );
             full = format!("%uf{site}_{w}");
         }
+        // The registers live here go to the warps' scratch copies.
         let _ = writeln!(
             lean,
-            "  br i1 {full}, label %lu{site}_w0, label %lr{site}_in"
+            "  br i1 {full}, label %lu{site}_ci, label %lr{site}_in\nlu{site}_ci:"
         );
+        for w in 0..n {
+            copy_slots(
+                lean,
+                &format!("ci{site}w{w}"),
+                &slots.into,
+                &format!("%us{site}_{w}"),
+                &format!("%scrp{w}"),
+            );
+        }
+        let _ = writeln!(lean, "  br label %lu{site}_w0");
         let mut good = "true".to_string();
         for w in 0..n {
             let _ = write!(
                 lean,
                 "lu{site}_w{w}:
   %up{site}_{w} = getelementptr i8, i8* %states, i64 {off}
-  %uc{site}_{w} = call i32 @wf_region{succ}(i8* %up{site}_{w}, i64* %env, i32 {w}, i32 0, i32 0)
+  %uc{site}_{w} = call i32 @wf_region{succ}(i8* %up{site}_{w}, i64* %env, i32 {w}, i32 0, i32 0, i8* %scrp{w})
   %ueq{site}_{w} = icmp eq i32 %uc{site}_{w}, %uc{site}_0
   %ug{site}_{w} = and i1 {good}, %ueq{site}_{w}
   %ux{site}_{w} = icmp eq i32 %uc{site}_{w}, 3
@@ -3794,6 +4006,13 @@ lu{site}_back:
 ",
             bar = BAR_CODE
         );
+        copy_back_by_code(
+            lean,
+            &format!("cb{site}"),
+            n,
+            (&format!("uc{site}_"), &format!("up{site}_")),
+            slots,
+        );
         store_codes(lean, "b");
         let _ = writeln!(lean, "  br label %back\nlu{site}_go:");
         if let Some(to) = next {
@@ -3805,6 +4024,16 @@ lu{site}_back:
   br i1 %uto{site}, label %lu{to}_w0, label %lu{site}_round
 lu{site}_round:
 "
+            );
+        }
+        // Every warp left at the same barrier.
+        for w in 0..n {
+            copy_slots(
+                lean,
+                &format!("cr{site}w{w}"),
+                &slots.lean,
+                &format!("%scrp{w}"),
+                &format!("%up{site}_{w}"),
             );
         }
         store_codes(lean, "r");
@@ -3949,7 +4178,8 @@ pub(crate) use Gen as Emitter;
 #[cfg(test)]
 mod tests {
     use super::{
-        cta_fn, no_jump_test, split_modules, FreshRound, NoJump, RegionSite, SPLIT_ABOVE_BYTES,
+        cta_fn, no_jump_test, split_modules, ChainCopies, ChainSlots, FreshRound, NoJump,
+        RegionSite, Slot, SPLIT_ABOVE_BYTES,
     };
     use inkwell::context::Context;
     use inkwell::memory_buffer::MemoryBuffer;
@@ -4093,13 +4323,25 @@ mod tests {
                             };
                             let mut ir = String::from(
                                 "declare i32 @wf_warp(i8*, i64*, i32, i32, i32)\n\
-                                 declare i32 @wf_fresh(i8*, i64*, i32, i32, i32)\n",
+                                 declare i32 @wf_fresh(i8*, i64*, i32, i32, i32, i8*)\n",
                             );
                             for (_, b) in sites {
                                 ir.push_str(&format!(
-                                    "declare i32 @wf_region{b}(i8*, i64*, i32, i32, i32)\n"
+                                    "declare i32 @wf_region{b}(i8*, i64*, i32, i32, i32, i8*)\n"
                                 ));
                             }
+                            // Copies of a word and a vector for every
+                            // unrolled site and the first round.
+                            let slot = |off: usize, ty: &str| Slot { off, ty: ty.into() };
+                            let slots = ChainSlots {
+                                into: vec![slot(256, "i32")],
+                                lean: vec![slot(256, "i32"), slot(384, "<8 x i32>")],
+                                other: vec![slot(384, "<8 x i32>")],
+                            };
+                            let chain = ChainCopies {
+                                sites: regions.iter().map(|r| (r.site, slots.clone())).collect(),
+                                fresh: slots.clone(),
+                            };
                             // Every warp width, with and without mask
                             // registers (the live mask's two forms).
                             for (lanes, avx512) in [8, 16, 32]
@@ -4109,13 +4351,13 @@ mod tests {
                                 let mut ir = ir.clone();
                                 ir.push_str(&match lanes {
                                     8 => cta_fn::<8>(
-                                        release, avx512, &regions, fresh, unrolled, 4096,
+                                        release, avx512, &regions, fresh, unrolled, 4096, &chain,
                                     ),
                                     16 => cta_fn::<16>(
-                                        release, avx512, &regions, fresh, unrolled, 4096,
+                                        release, avx512, &regions, fresh, unrolled, 4096, &chain,
                                     ),
                                     _ => cta_fn::<32>(
-                                        release, avx512, &regions, fresh, unrolled, 4096,
+                                        release, avx512, &regions, fresh, unrolled, 4096, &chain,
                                     ),
                                 });
                                 ir.push_str("attributes #0 = { nounwind }\n");

@@ -1,0 +1,41 @@
+// Kernels for crates/runtime/tests/chain_scratch.rs. Regenerate the PTX with
+//   warpfold inspect chain_scratch.cu --emit ptx > chain_scratch.ptx
+
+// Rounds short enough to be unrolled over the warps, whose registers the
+// compiled backend carries from round to round in a scratch copy (see
+// `ChainSlots` in crates/cpu/src/emit.rs) and writes back to the warp
+// state only where the unrolled rounds stop. `keep` is live across every
+// barrier but read only at the end; `a` and `b` across one each. The
+// rounds stop where a CTA picks one of two barriers (`n`, the CTA's own)
+// and where lanes 100-127 of some CTAs finish (their outputs stay zero),
+// so that the rounds after start with partial warps.
+#define B 128
+extern "C" __global__ void chain_pass(const int* in, const int* trips, int* out)
+{
+    __shared__ int s[B];
+    int t = threadIdx.x, i = blockIdx.x * B + t;
+    int keep = in[i] * 3 + t;
+    int n = trips[blockIdx.x];
+    s[t] = in[i];
+    __syncthreads();
+    int a = s[(t + 1) & (B - 1)] ^ keep;
+    __syncthreads();
+    s[t] += a;
+    if (n & 1) {
+        __syncthreads();
+        s[t] = s[t] * 5 + n;
+    } else {
+        __syncthreads();
+        s[t] = s[t] * 3 - n;
+    }
+    __syncthreads();
+    int b = s[(t + 5) & (B - 1)];
+    __syncthreads();
+    if ((n & 2) && t >= 100)
+        return;
+    s[t] -= b;
+    __syncthreads();
+    int c = s[(t + 9) & (B - 1)];
+    __syncthreads();
+    out[i] = s[t] + c + keep * 7;
+}
