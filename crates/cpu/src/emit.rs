@@ -2252,9 +2252,15 @@ fn warp_function<const W: u32>(
     // from `%lr` and leave those live after their barrier there: the warp
     // state in the round loop, a scratch copy in the CTA function's
     // unrolled rounds (see `ChainSlots`).
-    let lr = if region.is_some() { ", i8* %lr" } else { "" };
+    // The round loop passes the warp state as both: `%st` is `noalias`
+    // only where there is no `%lr`.
+    let (st, lr) = if region.is_some() {
+        ("i8* %st", ", i8* %lr")
+    } else {
+        ("i8* noalias %st", "")
+    };
     g.out.push_str(&format!(
-        "define internal i32 @{name}(i8* noalias %st, i64* %env, i32 %warp, i32 %fresh_live, i32 %prev{lr}) ;INLINE\n#0 {{\nentry:\n;ALLOCAS\n"
+        "define internal i32 @{name}({st}, i64* %env, i32 %warp, i32 %fresh_live, i32 %prev{lr}) ;INLINE\n#0 {{\nentry:\n;ALLOCAS\n"
     ));
     // Allocas for registers and warp bookkeeping (promoted to SSA by
     // mem2reg). In large kernels the registers live across blocks stay in
