@@ -1,18 +1,23 @@
 //! Unrolled rounds carry a warp's registers from round to round in a
 //! scratch copy and write them back to the warp state only where the
-//! rounds stop (`ChainSlots` in crates/cpu/src/emit.rs). A kernel whose
-//! rounds stop at different barriers in different CTAs, with registers
-//! live across one barrier and across all of them, and lanes that finish
-//! early: the compiled backend agrees with the interpreter, also with
-//! `WARPFOLD_CHAIN=off`, where the rounds stop after every round.
+//! rounds stop (`ChainSlots` in crates/cpu/src/emit.rs). `chain_pass`
+//! stops its rounds at different barriers in different CTAs, with
+//! registers live across one barrier and across all of them, and lanes
+//! that finish early; `chain_stop` stops them with every warp at one
+//! barrier and a register the first round wrote passing through. The
+//! compiled backend agrees with the interpreter, also with
+//! `WARPFOLD_CHAIN=off`, where the rounds stop after every round. Each
+//! set of copies (in, back at a barrier, back otherwise, the first
+//! round's, the pass-through part) fails the test when left out.
 
 use warpfold::{Arg, Backend, Device};
 
 const B: u32 = 128;
 
-/// `chain_pass` over `trips.len()` CTAs: the output, and the compiled
+/// Kernel `name` over `trips.len()` CTAs: the output, and the compiled
 /// kernel's LLVM IR on the compiled backend.
 fn run(
+    name: &str,
     input: &[i32],
     trips: &[i32],
     backend: Backend,
@@ -29,7 +34,7 @@ fn run(
             "chain_scratch.ptx",
         )
         .expect("loads");
-    let k = m.kernel("chain_pass").unwrap();
+    let k = m.kernel(name).unwrap();
     assert_eq!(k.effective_backend([B, 1, 1]).0, backend);
     let a = dev.buffer_from(input).unwrap();
     let n = dev.buffer_from(trips).unwrap();
@@ -56,18 +61,20 @@ fn registers_carried_through_unrolled_rounds_reach_the_state_where_they_stop() {
     let input: Vec<i32> = (0..trips.len() as i32 * B as i32)
         .map(|i| (i * 7919 % 2003) - 1000)
         .collect();
-    let (want, _) = run(&input, &trips, Backend::Interp, (None, 0));
-    // 4 warps of 32 lanes and 8 of 16 are unrolled; 16 of 8 lanes are not.
-    for (width, unrolled) in [(None, true), (Some(16), true), (Some(8), false)] {
-        for threads in [1, 0] {
-            let (got, ir) = run(&input, &trips, Backend::Cpu, (width, threads));
-            assert_eq!(got, want, "{width:?} lanes, {threads} threads");
-            let ir = ir.unwrap();
-            assert_eq!(
-                ir.contains("%scrp0 = getelementptr"),
-                unrolled,
-                "{width:?} lanes: scratch copies of the registers"
-            );
+    for name in ["chain_pass", "chain_stop"] {
+        let (want, _) = run(name, &input, &trips, Backend::Interp, (None, 0));
+        // 4 warps of 32 lanes and 8 of 16 are unrolled; 16 of 8 lanes are not.
+        for (width, unrolled) in [(None, true), (Some(16), true), (Some(8), false)] {
+            for threads in [1, 0] {
+                let (got, ir) = run(name, &input, &trips, Backend::Cpu, (width, threads));
+                assert_eq!(got, want, "{name}: {width:?} lanes, {threads} threads");
+                let ir = ir.unwrap();
+                assert_eq!(
+                    ir.contains("%scrp0 = getelementptr"),
+                    unrolled,
+                    "{name}: {width:?} lanes: scratch copies of the registers"
+                );
+            }
         }
     }
 }
