@@ -2106,6 +2106,18 @@ pub fn emit<const W: u32>(
             }
         }
     }
+    // A barrier-free kernel runs whole in its first round: with a few full
+    // warps of a small kernel, that round is unrolled over them too, the
+    // warp index a constant in each copy and no loop over the warps (a
+    // CTA's fixed cost weighs on kernels of many small CTAs).
+    if fresh_fn
+        && unrolled.is_some()
+        && !has_barriers
+        && fresh_insts <= UNROLL_FRESH_INSTS
+        && fresh_unroll_enabled()
+    {
+        fresh = FreshRound::Unrolled { next: None };
+    }
     if unrolled.is_some() && region_sites.iter().any(|r| r.unrolled) {
         let _ = writeln!(ir, "{UNROLLED_MARK}");
         let _ = writeln!(ir, "{SHARED_BYTES_MARK}{}", layout.static_bytes);
@@ -3387,7 +3399,7 @@ fn cta_fn<const W: u32>(
     // from round to round as values and stores nothing: the state gets
     // them only when the rounds stop (scan: 128 vector stores a CTA).
     let mut scratch = String::new();
-    let fresh_unrolled_too = matches!(fresh, FreshRound::Unrolled { .. }) && !regions.is_empty();
+    let fresh_unrolled_too = matches!(fresh, FreshRound::Unrolled { .. });
     if let Some(n) = unrolled.filter(|_| regions.iter().any(|r| r.unrolled) || fresh_unrolled_too) {
         for w in 0..n {
             let _ = write!(
@@ -3399,8 +3411,8 @@ fn cta_fn<const W: u32>(
         }
     }
     // The first round unrolled starts at `lean_sel` with this site.
-    let fresh_unrolled = match (fresh, unrolled, regions.is_empty()) {
-        (FreshRound::Unrolled { next }, Some(n), false) => Some((next, n)),
+    let fresh_unrolled = match (fresh, unrolled) {
+        (FreshRound::Unrolled { next }, Some(n)) => Some((next, n)),
         _ => None,
     };
     // After a round that left every warp at barrier site s with all its
@@ -3413,6 +3425,23 @@ fn cta_fn<const W: u32>(
     let mut round_in = String::new();
     let mut rsite_in = String::new();
     let mut bail_in = [String::new(), String::new(), String::new(), String::new()];
+    if let (true, Some((_, n))) = (regions.is_empty(), fresh_unrolled) {
+        // No barriers: the unrolled first round is the only lean round.
+        unrolled_fresh::<W>(
+            &mut lean,
+            &mut round_in,
+            &mut rsite_in,
+            &mut bail_in,
+            n,
+            None,
+            state_bytes,
+            &chain.fresh,
+        );
+        let _ = writeln!(
+            lean,
+            "lean_sel:\n  switch i32 %rsite, label %loop [ i32 {FRESH_SITE}, label %uf_in ]"
+        );
+    }
     if !regions.is_empty() {
         let is_unrolled = |r: &RegionSite| r.unrolled && unrolled.is_some();
         let chains = |r: &RegionSite| {
@@ -3545,7 +3574,7 @@ lr{site}_bail:
         }
     }
     // The block after `round`, and the general loop's way in from it.
-    let (first, from, rsite_release) = if regions.is_empty() {
+    let (first, from, rsite_release) = if regions.is_empty() && fresh_unrolled.is_none() {
         ("loop", "round", "0")
     } else {
         ("lean_sel", "lean_sel", "%site1")
@@ -3842,7 +3871,11 @@ uf_start:
   %uflean = icmp uge i32 %ufc0, {bar}
   %ufok = and i1 {good}, %uflean
   %ufnext = sub i32 %ufc0, {bar}
-  br i1 %ufok, label %uf_go, label %uf_back
+  br i1 %ufok, label %uf_go, label %uf_out
+uf_out:
+  %uffin = icmp eq i32 %ufc0, 0
+  %ufallfin = and i1 {good}, %uffin
+  br i1 %ufallfin, label %done, label %uf_back
 uf_back:
 ",
         bar = BAR_CODE
