@@ -600,6 +600,9 @@ pub fn launch(
         let states = &mut states_buf[st0..st0 + state_words];
         // Each warp's live lanes, padded to 32 warps (a fixed-size copy
         // per CTA, not a call to memmove).
+        // The tables of warps' first calls and codes the compiled code
+        // reads and writes, the worker's own (see `CtaTables`).
+        let mut tables = CtaTables::new(nwarps);
         let mut lanes = [0u32; 32];
         for (w, l) in warp_lanes(nthreads as usize, width).into_iter().enumerate() {
             lanes[w] = l;
@@ -739,7 +742,7 @@ pub fn launch(
                 // SAFETY: the table has 33 words; nothing else refers to it now.
                 unsafe { std::ptr::write_bytes(bars, 0, 33) };
             }
-            let mut r = run_cta(k, &envv, states, live, all_warps, first, bars);
+            let mut r = run_cta(k, &envv, states, live, all_warps, first, bars, &mut tables);
             if let Some((t, line, kind)) = host.as_ref().and_then(|h| h.fault.take()) {
                 r = Err(fault_error(k, cfg.block, first, t, line, kind));
             }
@@ -875,6 +878,7 @@ fn warp_lanes(nthreads: usize, width: usize) -> Vec<u32> {
 /// empty CTAs spent half its time in this function before (a division,
 /// a large frame): 34-50 ns a CTA on one core.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 fn run_cta(
     k: &CompiledKernel,
     envv: &[u64],
@@ -883,16 +887,17 @@ fn run_cta(
     all: u32,
     ctaid: [u32; 3],
     bars: *mut u32,
+    tables: &mut CtaTables,
 ) -> Result<(), ExecError> {
     // SAFETY: u64 storage viewed as bytes (alignment only grows).
     let bytes: &mut [u8] = unsafe {
         std::slice::from_raw_parts_mut(states_words.as_mut_ptr() as *mut u8, states_words.len() * 8)
     };
     // First calls start the warps (they read no state).
-    let mut fresh = *lanes;
+    tables.reset(lanes);
+    let CtaTables { fresh, codes, .. } = tables;
     // Warps not finished, as a bit set (at most 32 warps).
     let mut running = all;
-    let mut codes = [0u32; 32];
     // SAFETY: as in `run_rounds`.
     let r = unsafe {
         (k.func)(
@@ -907,7 +912,49 @@ fn run_cta(
     if r == 3 || running == 0 {
         return Ok(());
     }
-    run_rounds(k, envv, bytes, fresh, running, codes, ctaid, bars)
+    run_rounds(k, envv, bytes, *fresh, running, *codes, ctaid, bars)
+}
+
+/// Each warp's first-call lanes and last code, as the compiled code reads
+/// and writes them (`wf_cta`'s `fresh` and `codes`). Only the entries of
+/// the CTA's warps are reset per CTA, in one of three fixed sizes: the
+/// code and the driver never look past the last warp, and a copy and a
+/// clear of all 32 entries were a sixth of the driver's time per CTA on a
+/// grid of empty CTAs.
+struct CtaTables {
+    fresh: [u32; 32],
+    codes: [u32; 32],
+    /// 8, 16 or 32: at least the CTA's warps.
+    size: usize,
+}
+
+impl CtaTables {
+    fn new(warps: usize) -> CtaTables {
+        CtaTables {
+            fresh: [0; 32],
+            codes: [0; 32],
+            size: [8, 16, 32].into_iter().find(|&n| warps <= n).unwrap_or(32),
+        }
+    }
+
+    /// A CTA's start: every warp fresh with `lanes`, no codes yet.
+    #[inline]
+    fn reset(&mut self, lanes: &[u32; 32]) {
+        match self.size {
+            8 => {
+                self.fresh[..8].copy_from_slice(&lanes[..8]);
+                self.codes[..8].fill(0);
+            }
+            16 => {
+                self.fresh[..16].copy_from_slice(&lanes[..16]);
+                self.codes[..16].fill(0);
+            }
+            _ => {
+                self.fresh = *lanes;
+                self.codes = [0; 32];
+            }
+        }
+    }
 }
 
 /// The rounds of a CTA after the first call (whose codes `running` and
