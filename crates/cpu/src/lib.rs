@@ -598,11 +598,11 @@ pub fn launch(
         let state_words = (nwarps * k.state_bytes).div_ceil(8) + 16;
         let (mut states_buf, st0) = own_buffer::<u64>(state_words);
         let states = &mut states_buf[st0..st0 + state_words];
-        // Each warp's live lanes, padded to 32 warps (a fixed-size copy
-        // per CTA, not a call to memmove).
         // The tables of warps' first calls and codes the compiled code
         // reads and writes, the worker's own (see `CtaTables`).
         let mut tables = CtaTables::new(nwarps);
+        // Each warp's live lanes, padded to 32 warps (a fixed-size copy
+        // per CTA, not a call to memmove).
         let mut lanes = [0u32; 32];
         for (w, l) in warp_lanes(nthreads as usize, width).into_iter().enumerate() {
             lanes[w] = l;
