@@ -2110,15 +2110,10 @@ pub fn emit<const W: u32>(
     // warps of a small kernel, that round is unrolled over them too, the
     // warp index a constant in each copy and no loop over the warps (a
     // CTA's fixed cost weighs on kernels of many small CTAs).
-    let plain_limit = if blocks_in_loops(p).iter().any(|&l| l) {
-        UNROLL_FRESH_INSTS
-    } else {
-        UNROLL_PLAIN_INSTS
-    };
     if fresh_fn
         && unrolled.is_some()
         && !has_barriers
-        && fresh_insts <= plain_limit
+        && fresh_insts <= UNROLL_FRESH_INSTS
         && fresh_unroll_enabled()
     {
         fresh = FreshRound::Unrolled { next: None };
@@ -3368,13 +3363,6 @@ const UNROLL_FRESH_INSTS: usize = 32;
 /// ...when all of a kernel's, times the warps, come to at most this many
 /// (scan's 17 regions over 8 warps: 1080).
 const UNROLL_TOTAL_INSTS: usize = 1280;
-
-/// A barrier-free kernel without loops has its round unrolled over its
-/// warps up to this many instructions (with loops: `UNROLL_FRESH_INSTS`).
-/// A 2-D stencil's edge cases (about 80): 5.5-7.7 -> 4.9-5.5 ms for
-/// 65536 CTAs, 85 -> 406 ms of JIT; Mandelbrot's loop unrolled over 8
-/// warps gained nothing and took 2.5 times the JIT.
-const UNROLL_PLAIN_INSTS: usize = 96;
 
 /// Warp functions smaller than this (bytes of LLVM IR text) get a
 /// `@wf_fresh` (see `emit`).
