@@ -3127,6 +3127,15 @@ fn copy_slots(out: &mut String, tag: &str, slots: &[Slot], from: &str, to: &str)
     }
 }
 
+/// `slots` of each of `n` warps copied from `%{from}{w}` to `%{to}{w}`
+/// (the warp's state or scratch pointer); `tag` makes the names unique.
+fn copy_warps(out: &mut String, tag: &str, n: u32, slots: &[Slot], (from, to): (&str, &str)) {
+    for w in 0..n {
+        let (f, t) = (format!("%{from}{w}"), format!("%{to}{w}"));
+        copy_slots(out, &format!("{tag}w{w}"), slots, &f, &t);
+    }
+}
+
 /// For each of `n` warps whose code (`%{code}{w}`) says where it left a
 /// round, the copy back to its state (`%{state}{w}`) from its scratch:
 /// `lean` after a barrier exit, `other` after any other.
@@ -3394,13 +3403,18 @@ fn cta_fn<const W: u32>(
 ) -> String {
     let all_lanes = full_bits::<W>();
     let fresh_fn = fresh != FreshRound::None;
+    // The first round unrolled starts at `lean_sel` with this site.
+    let fresh_unrolled = match (fresh, unrolled) {
+        (FreshRound::Unrolled { next }, Some(n)) => Some((next, n)),
+        _ => None,
+    };
     // Unrolled rounds keep each warp's registers in a scratch copy on the
     // stack (`%lr` of the region functions), so that LLVM forwards them
     // from round to round as values and stores nothing: the state gets
     // them only when the rounds stop (scan: 128 vector stores a CTA).
     let mut scratch = String::new();
-    let fresh_unrolled_too = matches!(fresh, FreshRound::Unrolled { .. });
-    if let Some(n) = unrolled.filter(|_| regions.iter().any(|r| r.unrolled) || fresh_unrolled_too) {
+    let any_unrolled = regions.iter().any(|r| r.unrolled) || fresh_unrolled.is_some();
+    if let Some(n) = unrolled.filter(|_| any_unrolled) {
         for w in 0..n {
             let _ = write!(
                 scratch,
@@ -3410,11 +3424,6 @@ fn cta_fn<const W: u32>(
             );
         }
     }
-    // The first round unrolled starts at `lean_sel` with this site.
-    let fresh_unrolled = match (fresh, unrolled) {
-        (FreshRound::Unrolled { next }, Some(n)) => Some((next, n)),
-        _ => None,
-    };
     // After a round that left every warp at barrier site s with all its
     // lanes (`%rsite` = s), the next round is a tight loop calling the
     // region function of the block after s for each warp (full warps only:
@@ -3882,18 +3891,6 @@ uf_back:
     );
     copy_back_by_code(lean, "ufb", n, ("ufc", "ufp"), slots);
     lean.push_str("  br label %back\nuf_go:\n");
-    // Every warp left at the same barrier.
-    let lean_back = |lean: &mut String| {
-        for w in 0..n {
-            copy_slots(
-                lean,
-                &format!("ufr{w}"),
-                &slots.lean,
-                &format!("%scrp{w}"),
-                &format!("%ufp{w}"),
-            );
-        }
-    };
     let from = match next {
         Some(to) => {
             let _ = write!(
@@ -3903,16 +3900,13 @@ uf_back:
 uf_round:
 "
             );
-            lean_back(lean);
-            lean.push_str("  br label %round\n");
             "uf_round"
         }
-        None => {
-            lean_back(lean);
-            lean.push_str("  br label %round\n");
-            "uf_go"
-        }
+        None => "uf_go",
     };
+    // Every warp left at the same barrier.
+    copy_warps(lean, "ufr", n, &slots.lean, ("scrp", "ufp"));
+    lean.push_str("  br label %round\n");
     // Not every warp full: the round loop runs the first round.
     lean.push_str(
         "uf_bail:
@@ -3989,15 +3983,8 @@ lu{site}_chk:
             lean,
             "  br i1 {full}, label %lu{site}_ci, label %lr{site}_in\nlu{site}_ci:"
         );
-        for w in 0..n {
-            copy_slots(
-                lean,
-                &format!("ci{site}w{w}"),
-                &slots.into,
-                &format!("%us{site}_{w}"),
-                &format!("%scrp{w}"),
-            );
-        }
+        let state = format!("us{site}_");
+        copy_warps(lean, &format!("ci{site}"), n, &slots.into, (&state, "scrp"));
         let _ = writeln!(lean, "  br label %lu{site}_w0");
         let mut good = "true".to_string();
         for w in 0..n {
@@ -4066,15 +4053,8 @@ lu{site}_round:
             );
         }
         // Every warp left at the same barrier.
-        for w in 0..n {
-            copy_slots(
-                lean,
-                &format!("cr{site}w{w}"),
-                &slots.lean,
-                &format!("%scrp{w}"),
-                &format!("%up{site}_{w}"),
-            );
-        }
+        let state = format!("up{site}_");
+        copy_warps(lean, &format!("cr{site}"), n, &slots.lean, ("scrp", &state));
         store_codes(lean, "r");
         let _ = writeln!(lean, "  br label %round");
         // The block `round` is entered from.

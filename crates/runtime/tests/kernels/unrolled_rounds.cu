@@ -1,5 +1,5 @@
-// Kernels for crates/runtime/tests/chain_scratch.rs. Regenerate the PTX with
-//   warpfold inspect chain_scratch.cu --emit ptx > chain_scratch.ptx
+// Kernels for crates/runtime/tests/unrolled_rounds.rs. Regenerate the PTX with
+//   warpfold inspect unrolled_rounds.cu --emit ptx > unrolled_rounds.ptx
 
 // Rounds short enough to be unrolled over the warps, whose registers the
 // compiled backend carries from round to round in a scratch copy (see
@@ -60,4 +60,20 @@ extern "C" __global__ void chain_stop(const int* in, const int* trips, int* out)
     s[t] += a;
     __syncthreads();
     out[i] = s[(t + 3) & (B - 1)] + keep * 7;
+}
+
+// A small barrier-free kernel: the compiled backend runs its one round
+// unrolled over the CTA's warps when every warp is full (see
+// `FreshRound::Unrolled` in crates/cpu/src/emit.rs). Threads loop
+// `trips[blockIdx.x] >> (t & 7)` times: long enough in some CTAs for the
+// warps to yield and finish later through the round loop, and with lanes
+// that leave the loop early.
+extern "C" __global__ void spin_sum(const int* in, const int* trips, int* out)
+{
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    int x = in[i], n = trips[blockIdx.x] >> (t & 7);
+    #pragma unroll 1
+    for (int j = 0; j < n; j++)
+        x = x * 1103515245 + 12345;
+    out[i] = x;
 }
