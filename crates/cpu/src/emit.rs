@@ -2127,12 +2127,14 @@ pub fn emit<const W: u32>(
     } else {
         ChainCopies::default()
     };
+    let whole_warps = (threads.is_multiple_of(W) && threads / W <= 32).then_some(threads / W);
     ir.push_str(&cta_fn::<W>(
         release,
         g.avx512,
         &region_sites,
         fresh,
         unrolled,
+        whole_warps,
         state_bytes,
         &chain,
     ));
@@ -3398,11 +3400,19 @@ fn cta_fn<const W: u32>(
     regions: &[RegionSite],
     fresh: FreshRound,
     unrolled: Option<u32>,
+    whole_warps: Option<u32>,
     state_bytes: usize,
     chain: &ChainCopies,
 ) -> String {
     let all_lanes = full_bits::<W>();
     let fresh_fn = fresh != FreshRound::None;
+    // A barrier-free kernel of whole warps runs its first (usually only)
+    // round through a loop of its own (`fresh_loop`); the round loop then
+    // only resumes warps, through the general function.
+    let fresh_loop = whole_warps.filter(|_| {
+        fresh == FreshRound::Loop && regions.is_empty() && !release && fresh_loop_enabled()
+    });
+    let fresh_fn = fresh_fn && fresh_loop.is_none();
     // The first round unrolled starts at `lean_sel` with this site.
     let fresh_unrolled = match (fresh, unrolled) {
         (FreshRound::Unrolled { next }, Some(n)) => Some((next, n)),
@@ -3434,6 +3444,9 @@ fn cta_fn<const W: u32>(
     let mut round_in = String::new();
     let mut rsite_in = String::new();
     let mut bail_in = [String::new(), String::new(), String::new(), String::new()];
+    if let Some(n) = fresh_loop {
+        fresh_loop_blocks::<W>(&mut lean, n);
+    }
     if let (true, Some((_, n))) = (regions.is_empty(), fresh_unrolled) {
         // No barriers: the unrolled first round is the only lean round.
         unrolled_fresh::<W>(
@@ -3725,10 +3738,10 @@ next:
         "define i32 @wf_cta(i8* noalias %states, i64* %env, i64 %sb, i32* noalias %runp, i32* noalias %fresh, i32* noalias %codes) #0 {{
 entry:
 {scratch}  %run0 = load i32, i32* %runp
-  br label %round
+  br label %{first_block}
 round:
-  %running = phi i32 [ %run0, %entry ], [ %left, %release ]{round_in}
-  %rsite = phi i32 [ {rsite0}, %entry ], [ {rsite_release}, %release ]{rsite_in}
+  %running = phi i32 [ %run0, %{entry_to} ], [ %left, %release ]{round_in}
+  %rsite = phi i32 [ {rsite0}, %{entry_to} ], [ {rsite_release}, %release ]{rsite_in}
   %none = icmp eq i32 %running, 0
   br i1 %none, label %done, label %{first}
 {lean}loop:
@@ -3787,6 +3800,8 @@ declare i32 @llvm.cttz.i32(i32, i1)
 
 ",
         wait = state::WAIT_BAR,
+        first_block = if fresh_loop.is_some() { "fl_chk" } else { "round" },
+        entry_to = if fresh_loop.is_some() { "fl_chk" } else { "entry" },
         rsite0 = if fresh_unrolled.is_some() { FRESH_SITE as i32 } else { 0 },
         call = if fresh_fn {
             // Full warps start in `@wf_fresh`.
@@ -3804,6 +3819,68 @@ called:
             "  %code = call i32 @wf_warp(i8* %st, i64* %env, i32 %w, i32 %fl, i32 %prev)".into()
         }
     )
+}
+
+/// In the IR of a CTA function with a first-round loop (`jit` hoists out
+/// of it).
+pub(crate) const FRESH_LOOP_MARK: &str = "fl_loop:";
+
+/// `WARPFOLD_FRESH_LOOP=off`: barrier-free kernels start their warps in
+/// the round loop, as others do (see `fresh_loop_blocks`).
+fn fresh_loop_enabled() -> bool {
+    std::env::var("WARPFOLD_FRESH_LOOP").map_or(true, |v| v != "off")
+}
+
+/// The first round of a barrier-free kernel of `n` whole warps: when the
+/// driver has just started the CTA (every warp running and fresh), each
+/// warp calls `@wf_fresh` in turn, in a loop with nothing else in it. The
+/// call is inlined there and LICM hoists what every warp computes alike
+/// (parameters, `%ctaid`, `%ntid` and what derives from them) out of the
+/// loop; the round loop re-derived them per warp, behind a test of the
+/// warp's fresh mark. Warps that do not finish go back to the driver,
+/// which resumes them as after any first round.
+fn fresh_loop_blocks<const W: u32>(lean: &mut String, n: u32) {
+    let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let _ = write!(
+        lean,
+        "fl_chk:
+  %fla = icmp eq i32 %run0, {all}
+  %flf0 = load i32, i32* %fresh
+  %flf = icmp eq i32 %flf0, {full}
+  %flok = and i1 %fla, %flf
+  br i1 %flok, label %fl_loop, label %round
+fl_loop:
+  %flw = phi i32 [ 0, %fl_chk ], [ %flw1, %fl_next ]
+  %fldone = phi i32 [ 0, %fl_chk ], [ %fldone1, %fl_next ]
+  %flw64 = zext i32 %flw to i64
+  %floff = mul i64 %flw64, %sb
+  %flst = getelementptr i8, i8* %states, i64 %floff
+  %flfp = getelementptr i32, i32* %fresh, i64 %flw64
+  store i32 0, i32* %flfp
+  %flcp = getelementptr i32, i32* %codes, i64 %flw64
+  %flprev = load i32, i32* %flcp
+  %flc = call i32 @wf_fresh(i8* %flst, i64* %env, i32 %flw, i32 {full}, i32 %flprev, i8* %flst)
+  store i32 %flc, i32* %flcp
+  %flx = icmp eq i32 %flc, 3
+  br i1 %flx, label %cancelled, label %fl_next
+fl_next:
+  %flfin = icmp eq i32 %flc, 0
+  %flbit = shl i32 1, %flw
+  %fladd = select i1 %flfin, i32 %flbit, i32 0
+  %fldone1 = or i32 %fldone, %fladd
+  %flw1 = add i32 %flw, 1
+  %flmore = icmp ult i32 %flw1, {n}
+  br i1 %flmore, label %fl_loop, label %fl_end
+fl_end:
+  %flleft = xor i32 %fldone1, {all}
+  %flnone = icmp eq i32 %flleft, 0
+  br i1 %flnone, label %done, label %fl_back
+fl_back:
+  store i32 %flleft, i32* %runp
+  ret i32 0
+",
+        full = full_bits::<W>()
+    );
 }
 
 /// `%rsite` of the first round when it is unrolled (no barrier's site).

@@ -304,6 +304,17 @@ pub(crate) fn codegen_with(ir: &str, regs: Option<u64>) -> Result<Vec<u8>, Unsup
     mpm.run_on(&module);
     if let Some(f) = module.get_function("wf_cta") {
         fpm.run_on(&f);
+        if ir.contains(crate::emit::FRESH_LOOP_MARK) {
+            // The first round's loop over the warps (`fresh_loop_blocks`):
+            // what every warp computes alike moves out of it.
+            let hoist: PassManager<inkwell::values::FunctionValue> = PassManager::create(&module);
+            hoist.add_licm_pass();
+            hoist.add_instruction_combining_pass();
+            hoist.add_cfg_simplification_pass();
+            hoist.initialize();
+            hoist.run_on(&f);
+            hoist.finalize();
+        }
         if ir.contains(crate::emit::UNROLLED_MARK) {
             // Unrolled rounds save each warp's registers and status at the
             // end of a region and the next region overwrites them: dead

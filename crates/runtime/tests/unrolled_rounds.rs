@@ -16,7 +16,9 @@
 //! (`FreshRound::Unrolled`): `spin_sum` agrees with the interpreter
 //! whether every warp finishes in it, some yield and finish through the
 //! round loop (long loops), or the block leaves a partial warp (then the
-//! round is not unrolled). Warps of 32 and 16 lanes, one and two workers.
+//! round is not unrolled). With more warps than are unrolled, the round
+//! runs in a loop of its own (`fresh_loop_blocks`), agreeing as well.
+//! Warps of 32 and 16 lanes, one and two workers.
 
 use warpfold::{Arg, Backend, Device};
 
@@ -118,7 +120,7 @@ fn an_unrolled_first_round_agrees_with_the_interpreter() {
         &[7, 30_000, 0, 100],
     ];
     for trips in cases {
-        for block in [128u32, 256, 100] {
+        for block in [128u32, 256, 100, 512] {
             let n = trips.len() * block as usize;
             let input: Vec<i32> = (0..n as i32).map(|i| i * 7919 - 40_000).collect();
             let io = (&input[..], trips);
@@ -136,6 +138,11 @@ fn an_unrolled_first_round_agrees_with_the_interpreter() {
                         ir.contains("\nuf_in:"),
                         unrolled,
                         "{block} threads, {lanes} lanes: the first round unrolled"
+                    );
+                    assert_eq!(
+                        ir.contains("\nfl_loop:"),
+                        block % lanes == 0 && !unrolled,
+                        "{block} threads, {lanes} lanes: the first round's own loop"
                     );
                 }
             }
