@@ -4455,20 +4455,28 @@ mod tests {
                             };
                             // Every warp width, with and without mask
                             // registers (the live mask's two forms).
-                            for (lanes, avx512) in [8, 16, 32]
+                            // And CTAs of whole warps or not (the first
+                            // round's own loop).
+                            for (lanes, avx512, whole) in [8, 16, 32]
                                 .into_iter()
                                 .flat_map(|l| [(l, true), (l, false)])
+                                .flat_map(|(l, a)| {
+                                    [None, Some(1), Some(8), Some(32)].map(|w| (l, a, w))
+                                })
                             {
                                 let mut ir = ir.clone();
                                 ir.push_str(&match lanes {
                                     8 => cta_fn::<8>(
-                                        release, avx512, &regions, fresh, unrolled, 4096, &chain,
+                                        release, avx512, &regions, fresh, unrolled, whole, 4096,
+                                        &chain,
                                     ),
                                     16 => cta_fn::<16>(
-                                        release, avx512, &regions, fresh, unrolled, 4096, &chain,
+                                        release, avx512, &regions, fresh, unrolled, whole, 4096,
+                                        &chain,
                                     ),
                                     _ => cta_fn::<32>(
-                                        release, avx512, &regions, fresh, unrolled, 4096, &chain,
+                                        release, avx512, &regions, fresh, unrolled, whole, 4096,
+                                        &chain,
                                     ),
                                 });
                                 ir.push_str("attributes #0 = { nounwind }\n");
@@ -4476,7 +4484,7 @@ mod tests {
                                 let buf =
                                     MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "t");
                                 let what = format!(
-                                    "{lanes} lanes, avx512 {avx512}, release {release}, regions {regions:?}, unrolled {unrolled:?}, fresh {fresh:?}"
+                                    "{lanes} lanes, avx512 {avx512}, release {release}, regions {regions:?}, unrolled {unrolled:?}, fresh {fresh:?}, whole warps {whole:?}"
                                 );
                                 let module = context
                                     .create_module_from_ir(buf)
