@@ -669,6 +669,19 @@ pub fn launch(
         // found by a carry, not by two 64-bit divisions (a tenth of an
         // empty CTA's cost).
         let mut last: Option<(u64, [u32; 3])> = None;
+        // CTAs with nothing per CTA but the call (no host calls, counted
+        // barriers, local frames or packing) run a chunk at a time in a
+        // tight loop, the stop and cancel flags read once per chunk (an
+        // empty CTA's driver time was about half its cost).
+        let plain = host.is_none() && k.bar_ids.is_empty() && k.frame_size == 0 && pack == 1;
+        // A failed CTA stops the launch; the first in x-first order wins.
+        let fail = |cta: u64, e: ExecError| {
+            stop.store(true, Ordering::Relaxed);
+            let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
+            if slot.as_ref().is_none_or(|(j, _)| cta < *j) {
+                *slot = Some((cta, e));
+            }
+        };
         loop {
             if stop.load(Ordering::Relaxed) {
                 return;
@@ -685,34 +698,42 @@ pub fn launch(
                     from += 1;
                 }
             }
+            if plain {
+                // The rest of the chunk, one CTA after the other (see `plain`).
+                let g = grid;
+                let mut id = match last {
+                    Some((prev, id)) if prev + 1 == i => next_ctaid(id, g, y_first),
+                    _ => ctaid_at(i, g, y_first),
+                };
+                loop {
+                    for d in 0..3 {
+                        envv[env::CTAID + d] = u64::from(id[d]);
+                    }
+                    if shared_len > 0 {
+                        shared.fill(0);
+                    }
+                    let r = run_cta(k, &envv, states, &lanes, all_warps, id, bars, &mut tables);
+                    if let Err(e) = r {
+                        return fail(cta_index(i, id, g, y_first), e);
+                    }
+                    if i + 1 == end {
+                        break;
+                    }
+                    i += 1;
+                    id = next_ctaid(id, g, y_first);
+                }
+                last = Some((i, id));
+                i += 1;
+                if cancel.load(Ordering::Relaxed) != 0 {
+                    stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+                continue;
+            }
             let g = grid;
             let ctaid = match last {
-                Some((prev, [x, y, z])) if prev + 1 == i && y_first => {
-                    if y + 1 < g[1] {
-                        [x, y + 1, z]
-                    } else {
-                        [x + 1, 0, z]
-                    }
-                }
-                Some((prev, [x, y, z])) if prev + 1 == i => {
-                    if x + 1 < g[0] {
-                        [x + 1, y, z]
-                    } else if y + 1 < g[1] {
-                        [0, y + 1, z]
-                    } else {
-                        [0, 0, z + 1]
-                    }
-                }
-                _ if y_first => [
-                    (i / u64::from(g[1])) as u32,
-                    (i % u64::from(g[1])) as u32,
-                    0,
-                ],
-                _ => [
-                    (i % u64::from(g[0])) as u32,
-                    ((i / u64::from(g[0])) % u64::from(g[1])) as u32,
-                    (i / (u64::from(g[0]) * u64::from(g[1]))) as u32,
-                ],
+                Some((prev, id)) if prev + 1 == i => next_ctaid(id, g, y_first),
+                _ => ctaid_at(i, g, y_first),
             };
             last = Some((i, ctaid));
             for d in 0..3 {
@@ -728,11 +749,7 @@ pub fn launch(
             }
             // Errors name the first failing CTA in x-first order, as the
             // interpreter runs them, whichever order this launch takes.
-            let cta = if y_first {
-                u64::from(ctaid[0]) + u64::from(ctaid[1]) * u64::from(g[0])
-            } else {
-                i
-            };
+            let cta = cta_index(i, ctaid, g, y_first);
             i += 1;
             let last_in_row = ctaid[0] + 1 == g[0];
             let live = if last_in_row { &tail_lanes } else { &lanes };
@@ -747,12 +764,7 @@ pub fn launch(
                 r = Err(fault_error(k, cfg.block, first, t, line, kind));
             }
             if let Err(e) = r {
-                stop.store(true, Ordering::Relaxed);
-                let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
-                if slot.as_ref().is_none_or(|(j, _)| cta < *j) {
-                    *slot = Some((cta, e));
-                }
-                return;
+                return fail(cta, e);
             }
             if cancel.load(Ordering::Relaxed) != 0 {
                 stop.store(true, Ordering::Relaxed);
@@ -824,6 +836,53 @@ pub fn launch(
     Ok(LaunchStats {
         thread_instructions: 0,
     })
+}
+
+/// The id of the CTA after `id` in the launch's order: y first (see
+/// `CompiledKernel::y_first`) or x first.
+#[inline]
+fn next_ctaid([x, y, z]: [u32; 3], g: [u32; 3], y_first: bool) -> [u32; 3] {
+    if y_first {
+        if y + 1 < g[1] {
+            [x, y + 1, z]
+        } else {
+            [x + 1, 0, z]
+        }
+    } else if x + 1 < g[0] {
+        [x + 1, y, z]
+    } else if y + 1 < g[1] {
+        [0, y + 1, z]
+    } else {
+        [0, 0, z + 1]
+    }
+}
+
+/// The id of the `i`th CTA in the launch's order.
+fn ctaid_at(i: u64, g: [u32; 3], y_first: bool) -> [u32; 3] {
+    if y_first {
+        [
+            (i / u64::from(g[1])) as u32,
+            (i % u64::from(g[1])) as u32,
+            0,
+        ]
+    } else {
+        [
+            (i % u64::from(g[0])) as u32,
+            ((i / u64::from(g[0])) % u64::from(g[1])) as u32,
+            (i / (u64::from(g[0]) * u64::from(g[1]))) as u32,
+        ]
+    }
+}
+
+/// Errors name the first failing CTA in x-first order, as the interpreter
+/// runs them, whichever order this launch takes (`i`: the CTA's place in
+/// the launch's order).
+fn cta_index(i: u64, id: [u32; 3], g: [u32; 3], y_first: bool) -> u64 {
+    if y_first {
+        u64::from(id[0]) + u64::from(id[1]) * u64::from(g[0])
+    } else {
+        i
+    }
 }
 
 /// A host call's fault as the interpreter reports it: the real block and
