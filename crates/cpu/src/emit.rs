@@ -2137,14 +2137,16 @@ pub fn emit<const W: u32>(
     } else {
         ChainCopies::default()
     };
-    let whole_warps = (threads.is_multiple_of(W) && threads / W <= 32).then_some(threads / W);
+    // The warps of a barrier-free CTA of whole warps (see `fresh_loop`).
+    let barrier_free_warps =
+        (!has_barriers && threads.is_multiple_of(W) && threads / W <= 32).then_some(threads / W);
     ir.push_str(&cta_fn::<W>(
         release,
         g.avx512,
         &region_sites,
         fresh,
         unrolled,
-        whole_warps,
+        barrier_free_warps,
         state_bytes,
         &chain,
     ));
@@ -3415,7 +3417,7 @@ fn cta_fn<const W: u32>(
     regions: &[RegionSite],
     fresh: FreshRound,
     unrolled: Option<u32>,
-    whole_warps: Option<u32>,
+    barrier_free_warps: Option<u32>,
     state_bytes: usize,
     chain: &ChainCopies,
 ) -> String {
@@ -3424,7 +3426,7 @@ fn cta_fn<const W: u32>(
     // A barrier-free kernel of whole warps runs its first (usually only)
     // round through a loop of its own (`fresh_loop`); the round loop then
     // only resumes warps, through the general function.
-    let fresh_loop = whole_warps.filter(|_| {
+    let fresh_loop = barrier_free_warps.filter(|_| {
         fresh == FreshRound::Loop && regions.is_empty() && !release && fresh_loop_enabled()
     });
     let fresh_fn = fresh_fn && fresh_loop.is_none();
@@ -3853,7 +3855,9 @@ fn fresh_loop_enabled() -> bool {
 /// (parameters, `%ctaid`, `%ntid` and what derives from them) out of the
 /// loop; the round loop re-derived them per warp, behind a test of the
 /// warp's fresh mark. Warps that do not finish go back to the driver,
-/// which resumes them as after any first round.
+/// which resumes them as after any first round (`*runp` then holds just
+/// those warps, not every warp of the round: the driver drops finished
+/// warps from it either way).
 fn fresh_loop_blocks<const W: u32>(lean: &mut String, n: u32) {
     let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
     let _ = write!(

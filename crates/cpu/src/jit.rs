@@ -306,7 +306,9 @@ pub(crate) fn codegen_with(ir: &str, regs: Option<u64>) -> Result<Vec<u8>, Unsup
         fpm.run_on(&f);
         if ir.contains(crate::emit::FRESH_LOOP_MARK) {
             // The first round's loop over the warps (`fresh_loop_blocks`):
-            // what every warp computes alike moves out of it.
+            // what every warp computes alike moves out of it. The pass
+            // sees the whole function, the kernel's own loops inlined
+            // there too (a few ms of JIT).
             let hoist: PassManager<inkwell::values::FunctionValue> = PassManager::create(&module);
             hoist.add_licm_pass();
             hoist.add_instruction_combining_pass();

@@ -669,8 +669,9 @@ pub fn launch(
         // found by a carry, not by two 64-bit divisions (a tenth of an
         // empty CTA's cost).
         let mut last: Option<(u64, [u32; 3])> = None;
-        // CTAs with nothing per CTA but the call (no host calls, counted
-        // barriers, local frames or packing) run a chunk at a time in a
+        // CTAs with nothing per CTA but the call and the zeroing of shared
+        // memory (no host calls, counted barriers, local frames or
+        // packing) run a chunk at a time in a
         // tight loop, the stop and cancel flags read once per chunk (an
         // empty CTA's driver time was about half its cost).
         let plain = host.is_none() && k.bar_ids.is_empty() && k.frame_size == 0 && pack == 1;

@@ -17,8 +17,10 @@
 //! whether every warp finishes in it, some yield and finish through the
 //! round loop (long loops), or the block leaves a partial warp (then the
 //! round is not unrolled). With more warps than are unrolled, the round
-//! runs in a loop of its own (`fresh_loop_blocks`), agreeing as well.
-//! Warps of 32 and 16 lanes, one and two workers.
+//! runs in a loop of its own (`fresh_loop_blocks`), agreeing as well; in
+//! `warp_spin` every other warp finishes in that round and the rest go
+//! on through the round loop. Warps of 32, 16 and 8 lanes, one and two
+//! workers.
 
 use warpfold::{Arg, Backend, Device};
 
@@ -119,30 +121,36 @@ fn an_unrolled_first_round_agrees_with_the_interpreter() {
         &[60_000, 3, 40_000],
         &[7, 30_000, 0, 100],
     ];
-    for trips in cases {
+    for (name, trips) in ["spin_sum", "warp_spin"]
+        .into_iter()
+        .flat_map(|name| cases.map(|trips| (name, trips)))
+    {
         for block in [128u32, 256, 100, 512] {
             let n = trips.len() * block as usize;
             let input: Vec<i32> = (0..n as i32).map(|i| i * 7919 - 40_000).collect();
             let io = (&input[..], trips);
-            let (want, _) = run("spin_sum", io, block, Backend::Interp, (None, 0));
-            for width in [None, Some(16)] {
+            let (want, _) = run(name, io, block, Backend::Interp, (None, 0));
+            for width in [None, Some(16), Some(8)] {
                 for threads in [1, 0] {
-                    let (got, ir) = run("spin_sum", io, block, Backend::Cpu, (width, threads));
-                    assert_eq!(
-                        got, want,
-                        "{trips:?}, {block} threads, {width:?} lanes, {threads} workers"
+                    let (got, ir) = run(name, io, block, Backend::Cpu, (width, threads));
+                    let what = format!(
+                        "{name}: {trips:?}, {block} threads, {width:?} lanes, {threads} workers"
                     );
+                    assert_eq!(got, want, "{what}");
                     let (ir, lanes) = ir.unwrap();
-                    let unrolled = block % lanes == 0 && block / lanes <= 8;
-                    assert_eq!(
-                        ir.contains("\nuf_in:"),
-                        unrolled,
-                        "{block} threads, {lanes} lanes: the first round unrolled"
-                    );
+                    let whole = block % lanes == 0;
+                    let unrolled = ir.contains("\nuf_in:");
+                    if name == "spin_sum" {
+                        assert_eq!(
+                            unrolled,
+                            whole && block / lanes <= 8,
+                            "{what}: the first round unrolled"
+                        );
+                    }
                     assert_eq!(
                         ir.contains("\nfl_loop:"),
-                        block % lanes == 0 && !unrolled,
-                        "{block} threads, {lanes} lanes: the first round's own loop"
+                        whole && !unrolled,
+                        "{what}: the first round's own loop"
                     );
                 }
             }

@@ -77,3 +77,17 @@ extern "C" __global__ void spin_sum(const int* in, const int* trips, int* out)
         x = x * 1103515245 + 12345;
     out[i] = x;
 }
+
+// As spin_sum, but the warps of a CTA differ: threads 0-31, 64-95, ...
+// loop a few times and finish in the first round; the others loop
+// trips[ctaid] times and may yield, so the first round ends with only
+// some of the warps unfinished.
+extern "C" __global__ void warp_spin(const int* in, const int* trips, int* out)
+{
+    int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+    int x = in[i], n = (t >> 5) & 1 ? trips[blockIdx.x] : t & 7;
+    #pragma unroll 1
+    for (int j = 0; j < n; j++)
+        x = x * 1103515245 + 12345;
+    out[i] = x;
+}
