@@ -430,6 +430,16 @@ pub(crate) fn mask_of_bits_ir<const W: u32>(m: &str, bits: &str) -> String {
     }
 }
 
+/// The low `n` bits set (all 32 from `n` = 32 on): a set of `n` warps or
+/// lanes.
+pub(crate) fn low_bits(n: u32) -> u32 {
+    if n >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << n) - 1
+    }
+}
+
 /// The i32 lane mask with every lane of a warp set. Lane masks kept as
 /// integers have one bit per lane and zeros above lane W-1, so the
 /// driver's masks mean the same at every warp width.
@@ -2028,12 +2038,15 @@ pub fn emit<const W: u32>(
         && !region_sites.is_empty()
         && fresh_insts <= UNROLL_FRESH_INSTS
         && fresh_unroll_enabled();
+    // The warps of a barrier-free CTA of whole warps (see `fresh_loop`).
+    let barrier_free_warps =
+        (!has_barriers && threads.is_multiple_of(W) && threads / W <= 32).then_some(threads / W);
     // A barrier-free kernel of whole warps runs the function from a loop
     // of its own (`fresh_loop_blocks`), where it pays off in larger
     // kernels too: structured code instead of the general function's
     // dispatcher for every warp (CSR SpMV: 15% fewer samples in compiled
     // code, JIT 216 -> 463 ms).
-    let fresh_below = if !has_barriers && threads.is_multiple_of(W) && fresh_loop_enabled() {
+    let fresh_below = if barrier_free_warps.is_some() && fresh_loop_enabled() {
         FRESH_LOOP_BELOW_BYTES
     } else {
         FRESH_BELOW_BYTES
@@ -2137,9 +2150,6 @@ pub fn emit<const W: u32>(
     } else {
         ChainCopies::default()
     };
-    // The warps of a barrier-free CTA of whole warps (see `fresh_loop`).
-    let barrier_free_warps =
-        (!has_barriers && threads.is_multiple_of(W) && threads / W <= 32).then_some(threads / W);
     ir.push_str(&cta_fn::<W>(
         release,
         g.avx512,
@@ -3422,14 +3432,13 @@ fn cta_fn<const W: u32>(
     chain: &ChainCopies,
 ) -> String {
     let all_lanes = full_bits::<W>();
-    let fresh_fn = fresh != FreshRound::None;
     // A barrier-free kernel of whole warps runs its first (usually only)
     // round through a loop of its own (`fresh_loop`); the round loop then
     // only resumes warps, through the general function.
     let fresh_loop = barrier_free_warps.filter(|_| {
         fresh == FreshRound::Loop && regions.is_empty() && !release && fresh_loop_enabled()
     });
-    let fresh_fn = fresh_fn && fresh_loop.is_none();
+    let fresh_fn = fresh != FreshRound::None && fresh_loop.is_none();
     // The first round unrolled starts at `lean_sel` with this site.
     let fresh_unrolled = match (fresh, unrolled) {
         (FreshRound::Unrolled { next }, Some(n)) => Some((next, n)),
@@ -3859,7 +3868,7 @@ fn fresh_loop_enabled() -> bool {
 /// those warps, not every warp of the round: the driver drops finished
 /// warps from it either way).
 fn fresh_loop_blocks<const W: u32>(lean: &mut String, n: u32) {
-    let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let all = low_bits(n);
     let _ = write!(
         lean,
         "fl_chk:
@@ -3920,7 +3929,7 @@ fn unrolled_fresh<const W: u32>(
     slots: &ChainSlots,
 ) {
     let all_lanes = full_bits::<W>();
-    let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let all = low_bits(n);
     let _ = write!(
         lean,
         "uf_in:
@@ -4049,7 +4058,7 @@ impl UnrolledRound {
             state_bytes,
         } = *self;
         let all_lanes = full_bits::<W>();
-        let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let all = low_bits(n);
         let _ = write!(
             lean,
             "lu{site}_in:

@@ -588,11 +588,7 @@ pub fn launch(
         let (mut local_buf, l0) = own_buffer::<u8>(local_bytes);
         let local = &mut local_buf[l0..l0 + local_bytes];
         let nwarps = (nthreads as usize).div_ceil(width);
-        let all_warps: u32 = if nwarps >= 32 {
-            u32::MAX
-        } else {
-            (1u32 << nwarps) - 1
-        };
+        let all_warps = emit::low_bits(nwarps as u32);
         // The states start 128-byte aligned (whole vector registers live
         // there).
         let state_words = (nwarps * k.state_bytes).div_ceil(8) + 16;
@@ -671,9 +667,9 @@ pub fn launch(
         let mut last: Option<(u64, [u32; 3])> = None;
         // CTAs with nothing per CTA but the call and the zeroing of shared
         // memory (no host calls, counted barriers, local frames or
-        // packing) run a chunk at a time in a
-        // tight loop, the stop and cancel flags read once per chunk (an
-        // empty CTA's driver time was about half its cost).
+        // packing) run a chunk at a time in a tight loop, the stop and
+        // cancel flags read once per chunk (an empty CTA's driver time was
+        // about half its cost).
         let plain = host.is_none() && k.bar_ids.is_empty() && k.frame_size == 0 && pack == 1;
         // A failed CTA stops the launch; the first in x-first order wins.
         let fail = |cta: u64, e: ExecError| {
@@ -702,10 +698,7 @@ pub fn launch(
             if plain {
                 // The rest of the chunk, one CTA after the other (see `plain`).
                 let g = grid;
-                let mut id = match last {
-                    Some((prev, id)) if prev + 1 == i => next_ctaid(id, g, y_first),
-                    _ => ctaid_at(i, g, y_first),
-                };
+                let mut id = ctaid_after(last, i, g, y_first);
                 loop {
                     for d in 0..3 {
                         envv[env::CTAID + d] = u64::from(id[d]);
@@ -732,10 +725,7 @@ pub fn launch(
                 continue;
             }
             let g = grid;
-            let ctaid = match last {
-                Some((prev, id)) if prev + 1 == i => next_ctaid(id, g, y_first),
-                _ => ctaid_at(i, g, y_first),
-            };
+            let ctaid = ctaid_after(last, i, g, y_first);
             last = Some((i, ctaid));
             for d in 0..3 {
                 envv[env::CTAID + d] = u64::from(ctaid[d]);
@@ -748,8 +738,6 @@ pub fn launch(
             if k.frame_size > 0 {
                 local.fill(0);
             }
-            // Errors name the first failing CTA in x-first order, as the
-            // interpreter runs them, whichever order this launch takes.
             let cta = cta_index(i, ctaid, g, y_first);
             i += 1;
             let last_in_row = ctaid[0] + 1 == g[0];
@@ -858,6 +846,16 @@ fn next_ctaid([x, y, z]: [u32; 3], g: [u32; 3], y_first: bool) -> [u32; 3] {
     }
 }
 
+/// The id of the `i`th CTA in the launch's order, by a carry from the
+/// last CTA run (`last`: its place and id) when `i` follows it.
+#[inline]
+fn ctaid_after(last: Option<(u64, [u32; 3])>, i: u64, g: [u32; 3], y_first: bool) -> [u32; 3] {
+    match last {
+        Some((prev, id)) if prev + 1 == i => next_ctaid(id, g, y_first),
+        _ => ctaid_at(i, g, y_first),
+    }
+}
+
 /// The id of the `i`th CTA in the launch's order.
 fn ctaid_at(i: u64, g: [u32; 3], y_first: bool) -> [u32; 3] {
     if y_first {
@@ -920,14 +918,7 @@ fn set_word(st: &mut [u8], off: usize, v: u32) {
 /// The live lanes of each warp of a CTA (a partial last warp has fewer).
 fn warp_lanes(nthreads: usize, width: usize) -> Vec<u32> {
     (0..nthreads.div_ceil(width))
-        .map(|w| {
-            let lanes = (nthreads - w * width).min(width);
-            if lanes == 32 {
-                u32::MAX
-            } else {
-                (1u32 << lanes) - 1
-            }
-        })
+        .map(|w| emit::low_bits((nthreads - w * width).min(width) as u32))
         .collect()
 }
 

@@ -730,7 +730,7 @@ pub(crate) fn few_store_fn<const W: u32>(bits: u32, max: u32) -> String {
     few_arms(&head, max, |n| {
         let t = format!("<{n} x i{bits}>");
         let idx: Vec<String> = (0..n).map(|i| format!("i32 {i}")).collect();
-        let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let all = crate::emit::low_bits(n);
         format!(
             "  %q{n} = bitcast {vty}* %p to {t}*\n  %x{n} = shufflevector {vty} %v, {vty} undef, <{n} x i32> <{}>\n  %all{n} = icmp eq i32 %m, {all}\n  br i1 %all{n}, label %s{n}, label %b{n}\ns{n}:\n  store {t} %x{n}, {t}* %q{n}, align {size}\n  ret void\nb{n}:\n  %o{n} = load {t}, {t}* %q{n}, align {size}\n  %k{n} = trunc i32 %m to i{n}\n  %kb{n} = bitcast i{n} %k{n} to <{n} x i1>\n  %y{n} = select <{n} x i1> %kb{n}, {t} %x{n}, {t} %o{n}\n  store {t} %y{n}, {t}* %q{n}, align {size}\n  ret void\n",
             idx.join(", ")

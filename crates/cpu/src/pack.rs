@@ -259,7 +259,7 @@ fn no(why: &str) -> Unsupported {
 /// A member mask naming every thread of a real CTA becomes the whole warp
 /// (every real CTA in it).
 fn full_mask(mask: &mut Value, value: Option<u64>, n: u32, line: u32) -> Result<(), Unsupported> {
-    let all = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let all = crate::emit::low_bits(n);
     match value {
         Some(v) if (v as u32) & all == all => {
             *mask = Value::Imm(u64::from(u32::MAX));
