@@ -18,7 +18,6 @@ use warpfold_ir::*;
 
 /// Where in a scalar register's state slot the lane of its jump is kept
 /// (see `lanes`; slots are at least 128 bytes).
-const JUMP_AT: usize = 64;
 
 /// Branch weights for a conditional branch whose first target is taken
 /// almost always (no lane past an index jump): LLVM then lays the rare
@@ -1780,17 +1779,9 @@ pub fn emit<const W: u32>(
 ) -> Result<Emitted, crate::prepare::Unsupported> {
     let f = &p.func;
     let reg_bits: Vec<u32> = f.regs.values().map(|r| reg_bits(r.ty)).collect();
-    let mut reg_offsets = Vec::new();
-    let mut off = state::REGS;
-    for b in &reg_bits {
-        reg_offsets.push(off);
-        off += if *b == 1 {
-            4
-        } else {
-            (*b as usize / 8) * W as usize
-        };
-        off = off.div_ceil(128) * 128;
-    }
+    let liveness = crate::uniform::liveness(p);
+    let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, W, &liveness);
+    let (reg_offsets, jump_offsets, mut off) = state_layout::<W>(&reg_bits, &forms.forms);
     let in_loop = blocks_in_loops(p);
     let grid_stride = crate::grid_stride::grid_stride_blocks(p, &in_loop);
     let prefetching_loads = p.order.iter().enumerate().any(|(id, b)| {
@@ -1811,8 +1802,6 @@ pub fn emit<const W: u32>(
         off = off.div_ceil(128) * 128;
     }
     let state_bytes = off;
-    let liveness = crate::uniform::liveness(p);
-    let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, W, &liveness);
     let float_reg = crate::uniform::lazily_canonical_floats(p);
     let row_width = shape[0];
     let row_lanes = if W > row_width
@@ -1931,6 +1920,7 @@ pub fn emit<const W: u32>(
     let ctx = WarpCtx {
         reg_bits: &reg_bits,
         reg_offsets: &reg_offsets,
+        jump_offsets: &jump_offsets,
         at_entry: &liveness.at_entry,
         live_in: &liveness.live_in,
         after_bar: (0..reg_bits.len())
@@ -2247,6 +2237,8 @@ fn in_ssa<const W: u32, T>(g: &mut Gen<W>, emit: impl FnOnce(&mut Gen<W>) -> T) 
 struct WarpCtx<'a> {
     reg_bits: &'a [u32],
     reg_offsets: &'a [usize],
+    /// Where a register with a jump keeps the jump's lane (see `state_layout`).
+    jump_offsets: &'a [usize],
     /// Registers live at the entry block (zeroed on a fresh start).
     at_entry: &'a [bool],
     /// Per block (by index): the registers live on entry.
@@ -2321,7 +2313,7 @@ fn warp_function<const W: u32>(
                 let q = g.t();
                 g.line(&format!(
                     "{q} = getelementptr i8, i8* %st, i64 {}",
-                    reg_offsets[i] + JUMP_AT
+                    ctx.jump_offsets[i]
                 ));
                 g.line(&format!("%k{i} = bitcast i8* {q} to i32*"));
             }
@@ -2399,7 +2391,7 @@ fn region_prologue<const W: u32>(
     }
     // Only what the region reads before writing (see `WarpCtx::live_in`).
     let live = &ctx.live_in[g.p.order[entry as usize].0 as usize];
-    load_saved_regs_where(g, ctx.reg_bits, ctx.reg_offsets, "%lr", |i| live[i]);
+    load_saved_regs_where(g, ctx, "%lr", |i| live[i]);
     recompute(g, ctx.remat_insts)?;
     g.store_mask(&lm, &lv);
     g.line(&format!("br label %B{entry}"));
@@ -2467,12 +2459,7 @@ fn general_prologue<const W: u32>(
     g: &mut Gen<W>,
     ctx: &WarpCtx,
 ) -> Result<(), crate::prepare::Unsupported> {
-    let (reg_bits, reg_offsets, remat_insts, has_barriers) = (
-        ctx.reg_bits,
-        ctx.reg_offsets,
-        ctx.remat_insts,
-        ctx.has_barriers,
-    );
+    let (reg_bits, remat_insts, has_barriers) = (ctx.reg_bits, ctx.remat_insts, ctx.has_barriers);
     // A first call (`fresh_live` = the warp's live lanes) starts every
     // live lane at the entry block with nothing waiting: no header to read.
     g.line("%is_fresh = icmp ne i32 %fresh_live, 0");
@@ -2541,7 +2528,7 @@ fn general_prologue<const W: u32>(
         g.line(&format!("{v} = load i32, i32* {c}"));
         g.line(&format!("store i32 {v}, i32* %{name}"));
     }
-    load_saved_regs(g, reg_bits, reg_offsets);
+    load_saved_regs(g, ctx);
     recompute(g, remat_insts)?;
     if !has_barriers {
         g.line("br label %dispatch");
@@ -2596,7 +2583,7 @@ fn general_prologue<const W: u32>(
         for name in ["wait_coll", "wait_bar", "bar_site", "pick_max"] {
             g.line(&format!("store i32 0, i32* %{name}"));
         }
-        load_saved_regs(g, reg_bits, reg_offsets);
+        load_saved_regs(g, ctx);
         recompute(g, remat_insts)?;
         g.store_mask(&lm, &lv);
         enter_block(g, &at);
@@ -2810,7 +2797,6 @@ fn dispatcher_and_blocks<const W: u32>(
 ) -> Result<String, crate::prepare::Unsupported> {
     let p = g.p;
     let f = &p.func;
-    let (reg_bits, reg_offsets) = (ctx.reg_bits, ctx.reg_offsets);
     let inside = |id: usize| region.is_none_or(|r| r.inside[id]);
     if region.is_none() {
         dispatcher(g);
@@ -2970,7 +2956,7 @@ fn dispatcher_and_blocks<const W: u32>(
         // A region saves what it wrote and a barrier's next block reads
         // (a first round also what it found zero), where it read them.
         let base = if region.is_some() { "%lr" } else { "%st" };
-        store_saved_regs_where(g, reg_bits, reg_offsets, base, |i| {
+        store_saved_regs_where(g, ctx, base, |i| {
             region.is_none_or(|r| r.regs[i] && ctx.wrote(r, i) && ctx.after_bar[i])
         });
         let site = g.load_scalar("bar_me", "i32");
@@ -3009,7 +2995,7 @@ fn dispatcher_and_blocks<const W: u32>(
         let c = g.state_ptr(o, "i32");
         g.line(&format!("store i32 {v}, i32* {c}"));
     }
-    store_saved_regs_where(g, reg_bits, reg_offsets, "%st", |i| {
+    store_saved_regs_where(g, ctx, "%st", |i| {
         region.is_none_or(|r| r.regs[i] && ctx.wrote(r, i))
     });
     g.line("br label %saved");
@@ -3111,7 +3097,7 @@ fn chain_copies<const W: u32>(g: &Gen<W>, ctx: &WarpCtx, sites: &[RegionSite]) -
             });
             if g.has_jump(i) {
                 v.push(Slot {
-                    off: ctx.reg_offsets[i] + JUMP_AT,
+                    off: ctx.jump_offsets[i],
                     ty: "i32".into(),
                 });
             }
@@ -3292,19 +3278,58 @@ fn only_barrier(p: &Prepared, inside: &[bool]) -> Option<u32> {
 }
 
 /// Reads the registers kept in the warp state into their allocas.
-fn load_saved_regs<const W: u32>(g: &mut Gen<W>, reg_bits: &[u32], reg_offsets: &[usize]) {
-    load_saved_regs_where(g, reg_bits, reg_offsets, "%st", |_| true)
+/// Where each register lives in the warp state, where a register with a
+/// jump keeps the jump's lane, and the end of the registers. Scalars
+/// (values kept as lane 0's, see `Gen::scalar`) come first, 8 bytes
+/// each, so the dozens a region function reads and writes on every call
+/// share a few cache lines (one line each, the stencil's 20 of them on
+/// every warp's call, crowded its rows out of L1); vectors follow, each
+/// on its own 128-byte boundary.
+fn state_layout<const W: u32>(
+    reg_bits: &[u32],
+    forms: &[Option<crate::lanes::Lanes>],
+) -> (Vec<usize>, Vec<usize>, usize) {
+    let n = reg_bits.len();
+    let (mut offsets, mut jumps) = (vec![0; n], vec![0; n]);
+    let mut off = state::REGS;
+    for i in 0..n {
+        if let Some(l) = forms[i] {
+            offsets[i] = off;
+            off += (reg_bits[i] as usize).div_ceil(8).next_multiple_of(8);
+            if l.jump != 0 {
+                jumps[i] = off;
+                off += 8;
+            }
+        }
+    }
+    off = off.div_ceil(128) * 128;
+    for i in 0..n {
+        if forms[i].is_none() {
+            offsets[i] = off;
+            off += if reg_bits[i] == 1 {
+                4
+            } else {
+                (reg_bits[i] as usize / 8) * W as usize
+            };
+            off = off.div_ceil(128) * 128;
+        }
+    }
+    (offsets, jumps, off)
+}
+
+fn load_saved_regs<const W: u32>(g: &mut Gen<W>, ctx: &WarpCtx) {
+    load_saved_regs_where(g, ctx, "%st", |_| true)
 }
 
 /// `load_saved_regs` for the registers `want` picks, from the registers'
 /// home at `base` (the warp state `%st`, or a region's `%lr`).
 fn load_saved_regs_where<const W: u32>(
     g: &mut Gen<W>,
-    reg_bits: &[u32],
-    reg_offsets: &[usize],
+    ctx: &WarpCtx,
     base: &str,
     want: impl Fn(usize) -> bool,
 ) {
+    let (reg_bits, reg_offsets) = (ctx.reg_bits, ctx.reg_offsets);
     for (i, b) in reg_bits.iter().enumerate() {
         if !g.saved(i) || g.regs_in_state || !want(i) {
             continue;
@@ -3316,7 +3341,7 @@ fn load_saved_regs_where<const W: u32>(
         let v = g.cast(&v, &mem, &val);
         g.line(&format!("store {val} {v}, {val}* %r{i}"));
         if g.has_jump(i) {
-            let p = g.ptr_in(base, reg_offsets[i] + JUMP_AT, "i32");
+            let p = g.ptr_in(base, ctx.jump_offsets[i], "i32");
             let k = g.def(&format!("load i32, i32* {p}"));
             g.line(&format!("store i32 {k}, i32* %k{i}"));
         }
@@ -3327,11 +3352,11 @@ fn load_saved_regs_where<const W: u32>(
 /// their allocas to their home at `base` (see `load_saved_regs_where`).
 fn store_saved_regs_where<const W: u32>(
     g: &mut Gen<W>,
-    reg_bits: &[u32],
-    reg_offsets: &[usize],
+    ctx: &WarpCtx,
     base: &str,
     want: impl Fn(usize) -> bool,
 ) {
+    let (reg_bits, reg_offsets) = (ctx.reg_bits, ctx.reg_offsets);
     for (i, b) in reg_bits.iter().enumerate() {
         if !g.saved(i) || g.regs_in_state || !want(i) {
             continue;
@@ -3343,7 +3368,7 @@ fn store_saved_regs_where<const W: u32>(
         g.line(&format!("store {mem} {v}, {mem}* {p}, align 4"));
         if g.has_jump(i) {
             let k = g.load_scalar(&format!("k{i}"), "i32");
-            let p = g.ptr_in(base, reg_offsets[i] + JUMP_AT, "i32");
+            let p = g.ptr_in(base, ctx.jump_offsets[i], "i32");
             g.line(&format!("store i32 {k}, i32* {p}"));
         }
     }
@@ -4302,8 +4327,8 @@ pub(crate) use Gen as Emitter;
 #[cfg(test)]
 mod tests {
     use super::{
-        cta_fn, no_jump_test, split_modules, ChainCopies, ChainSlots, FreshRound, NoJump,
-        RegionSite, Slot, SPLIT_ABOVE_BYTES,
+        cta_fn, no_jump_test, split_modules, state, state_layout, ChainCopies, ChainSlots,
+        FreshRound, NoJump, RegionSite, Slot, SPLIT_ABOVE_BYTES,
     };
     use inkwell::context::Context;
     use inkwell::memory_buffer::MemoryBuffer;
@@ -4511,5 +4536,71 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The warp state's register slots: scalars packed together after the
+    /// header, each register's bytes (and its jump's) apart from every
+    /// other's, vectors on 128-byte boundaries with room for every lane,
+    /// and the end past them all, at every warp width.
+    #[test]
+    fn register_slots_never_overlap_and_scalars_share_lines() {
+        use crate::lanes::Lanes;
+        let scalar = |jump: i64| {
+            Some(Lanes {
+                jump,
+                ..Lanes::uniform(1)
+            })
+        };
+        let bits = [32, 64, 1, 32, 128, 16, 8, 64, 32, 1];
+        let forms = [
+            scalar(0),
+            None,
+            scalar(0),
+            scalar(4),
+            None,
+            scalar(0),
+            None,
+            scalar(-8),
+            scalar(0),
+            None,
+        ];
+        fn check<const W: u32>(bits: &[u32], forms: &[Option<Lanes>]) {
+            let (offsets, jumps, end) = state_layout::<W>(bits, forms);
+            // Each slot as a byte range: [start, end).
+            let mut ranges = Vec::new();
+            for (i, (&b, f)) in bits.iter().zip(forms).enumerate() {
+                let len = match f {
+                    Some(_) => (b as usize).div_ceil(8),
+                    None if b == 1 => 4,
+                    None => b as usize / 8 * W as usize,
+                };
+                assert!(offsets[i] >= state::REGS, "register {i} in the header");
+                if f.is_none() {
+                    assert_eq!(offsets[i] % 128, 0, "vector register {i} unaligned");
+                }
+                ranges.push((offsets[i], offsets[i] + len));
+                if f.is_some_and(|l| l.jump != 0) {
+                    ranges.push((jumps[i], jumps[i] + 4));
+                }
+            }
+            for (a, x) in ranges.iter().enumerate() {
+                assert!(x.1 <= end, "slot {a} past the end");
+                for y in &ranges[a + 1..] {
+                    assert!(x.1 <= y.0 || y.1 <= x.0, "slots {x:?} and {y:?} overlap");
+                }
+            }
+            assert_eq!(end % 128, 0);
+            // The six scalars and their two jumps fit in one 128-byte line.
+            let scalars: Vec<usize> = (0..bits.len()).filter(|&i| forms[i].is_some()).collect();
+            let last = scalars
+                .iter()
+                .map(|&i| jumps[i].max(offsets[i]))
+                .max()
+                .unwrap();
+            assert!(last < state::REGS + 128, "scalars spread to {last}");
+        }
+        check::<32>(&bits, &forms);
+        check::<16>(&bits, &forms);
+        check::<8>(&bits, &forms);
     }
 }
