@@ -1781,7 +1781,8 @@ pub fn emit<const W: u32>(
     let reg_bits: Vec<u32> = f.regs.values().map(|r| reg_bits(r.ty)).collect();
     let liveness = crate::uniform::liveness(p);
     let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, W, &liveness);
-    let (reg_offsets, jump_offsets, mut off) = state_layout::<W>(&reg_bits, &forms.forms);
+    let (reg_offsets, jump_offsets, mut off) =
+        state_layout::<W>(&reg_bits, &forms.forms, &liveness.anywhere);
     let in_loop = blocks_in_loops(p);
     let grid_stride = crate::grid_stride::grid_stride_blocks(p, &in_loop);
     let prefetching_loads = p.order.iter().enumerate().any(|(id, b)| {
@@ -3277,22 +3278,31 @@ fn only_barrier(p: &Prepared, inside: &[bool]) -> Option<u32> {
     }
 }
 
-/// Reads the registers kept in the warp state into their allocas.
 /// Where each register lives in the warp state, where a register with a
-/// jump keeps the jump's lane, and the end of the registers. Scalars
-/// (values kept as lane 0's, see `Gen::scalar`) come first, 8 bytes
-/// each, so the dozens a region function reads and writes on every call
-/// share a few cache lines (one line each, the stencil's 20 of them on
-/// every warp's call, crowded its rows out of L1); vectors follow, each
-/// on its own 128-byte boundary.
+/// jump keeps the jump's lane, and the end of the registers. Only
+/// registers live into some block (`live`) are ever kept there; those
+/// that are scalars (values kept as lane 0's, see `Gen::scalar`) come
+/// first, 8 bytes each, so the dozens a region function reads and writes
+/// on every call share a few cache lines (one line each, the stencil's 20
+/// of them on every warp's call, crowded its rows out of L1); vectors
+/// follow, each on its own 128-byte boundary. The others, dead wherever
+/// a warp could leave them, share one slot at the end.
 fn state_layout<const W: u32>(
     reg_bits: &[u32],
     forms: &[Option<crate::lanes::Lanes>],
+    live: &[bool],
 ) -> (Vec<usize>, Vec<usize>, usize) {
     let n = reg_bits.len();
     let (mut offsets, mut jumps) = (vec![0; n], vec![0; n]);
+    let vector_bytes = |b: u32| {
+        if b == 1 {
+            4
+        } else {
+            (b as usize / 8) * W as usize
+        }
+    };
     let mut off = state::REGS;
-    for i in 0..n {
+    for i in (0..n).filter(|&i| live[i]) {
         if let Some(l) = forms[i] {
             offsets[i] = off;
             off += (reg_bits[i] as usize).div_ceil(8).next_multiple_of(8);
@@ -3303,20 +3313,24 @@ fn state_layout<const W: u32>(
         }
     }
     off = off.div_ceil(128) * 128;
-    for i in 0..n {
-        if forms[i].is_none() {
+    for i in (0..n).filter(|&i| live[i] && forms[i].is_none()) {
+        offsets[i] = off;
+        off += vector_bytes(reg_bits[i]);
+        off = off.div_ceil(128) * 128;
+    }
+    let dead = (0..n).filter(|&i| !live[i]);
+    let widest = dead.clone().map(|i| vector_bytes(reg_bits[i])).max();
+    if let Some(bytes) = widest {
+        for i in dead {
             offsets[i] = off;
-            off += if reg_bits[i] == 1 {
-                4
-            } else {
-                (reg_bits[i] as usize / 8) * W as usize
-            };
-            off = off.div_ceil(128) * 128;
+            jumps[i] = off;
         }
+        off = (off + bytes.max(8)).div_ceil(128) * 128;
     }
     (offsets, jumps, off)
 }
 
+/// Reads the registers kept in the warp state into their allocas.
 fn load_saved_regs<const W: u32>(g: &mut Gen<W>, ctx: &WarpCtx) {
     load_saved_regs_where(g, ctx, "%st", |_| true)
 }
@@ -4538,10 +4552,11 @@ mod tests {
         }
     }
 
-    /// The warp state's register slots: scalars packed together after the
-    /// header, each register's bytes (and its jump's) apart from every
-    /// other's, vectors on 128-byte boundaries with room for every lane,
-    /// and the end past them all, at every warp width.
+    /// The warp state's register slots: live scalars packed together
+    /// after the header, each live register's bytes (and its jump's)
+    /// apart from every other's, vectors on 128-byte boundaries with room
+    /// for every lane, dead registers (which may share) inside the end too,
+    /// at every warp width.
     #[test]
     fn register_slots_never_overlap_and_scalars_share_lines() {
         use crate::lanes::Lanes;
@@ -4551,7 +4566,7 @@ mod tests {
                 ..Lanes::uniform(1)
             })
         };
-        let bits = [32, 64, 1, 32, 128, 16, 8, 64, 32, 1];
+        let bits = [32, 64, 1, 32, 128, 16, 8, 64, 32, 1, 64, 32];
         let forms = [
             scalar(0),
             None,
@@ -4563,10 +4578,15 @@ mod tests {
             scalar(-8),
             scalar(0),
             None,
+            None,
+            scalar(4),
         ];
-        fn check<const W: u32>(bits: &[u32], forms: &[Option<Lanes>]) {
-            let (offsets, jumps, end) = state_layout::<W>(bits, forms);
-            // Each slot as a byte range: [start, end).
+        let live = [
+            true, true, true, true, true, false, true, true, true, true, false, false,
+        ];
+        fn check<const W: u32>(bits: &[u32], forms: &[Option<Lanes>], live: &[bool]) {
+            let (offsets, jumps, end) = state_layout::<W>(bits, forms, live);
+            // Each slot as a byte range [start, end), and whether it is live.
             let mut ranges = Vec::new();
             for (i, (&b, f)) in bits.iter().zip(forms).enumerate() {
                 let len = match f {
@@ -4575,32 +4595,28 @@ mod tests {
                     None => b as usize / 8 * W as usize,
                 };
                 assert!(offsets[i] >= state::REGS, "register {i} in the header");
-                if f.is_none() {
+                if f.is_none() && live[i] {
                     assert_eq!(offsets[i] % 128, 0, "vector register {i} unaligned");
                 }
-                ranges.push((offsets[i], offsets[i] + len));
+                ranges.push((offsets[i], offsets[i] + len, live[i]));
                 if f.is_some_and(|l| l.jump != 0) {
-                    ranges.push((jumps[i], jumps[i] + 4));
+                    ranges.push((jumps[i], jumps[i] + 4, live[i]));
                 }
             }
             for (a, x) in ranges.iter().enumerate() {
                 assert!(x.1 <= end, "slot {a} past the end");
-                for y in &ranges[a + 1..] {
+                for y in ranges[a + 1..].iter().filter(|y| x.2 && y.2) {
                     assert!(x.1 <= y.0 || y.1 <= x.0, "slots {x:?} and {y:?} overlap");
                 }
             }
             assert_eq!(end % 128, 0);
-            // The six scalars and their two jumps fit in one 128-byte line.
-            let scalars: Vec<usize> = (0..bits.len()).filter(|&i| forms[i].is_some()).collect();
-            let last = scalars
-                .iter()
-                .map(|&i| jumps[i].max(offsets[i]))
-                .max()
-                .unwrap();
+            // The live scalars and their jumps fit in one 128-byte line.
+            let scalars = (0..bits.len()).filter(|&i| live[i] && forms[i].is_some());
+            let last = scalars.map(|i| jumps[i].max(offsets[i])).max().unwrap();
             assert!(last < state::REGS + 128, "scalars spread to {last}");
         }
-        check::<32>(&bits, &forms);
-        check::<16>(&bits, &forms);
-        check::<8>(&bits, &forms);
+        check::<32>(&bits, &forms, &live);
+        check::<16>(&bits, &forms, &live);
+        check::<8>(&bits, &forms, &live);
     }
 }
