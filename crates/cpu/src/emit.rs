@@ -16,9 +16,6 @@ use std::fmt::Write;
 use warpfold_ir::shared::SharedLayout;
 use warpfold_ir::*;
 
-/// Where in a scalar register's state slot the lane of its jump is kept
-/// (see `lanes`; slots are at least 128 bytes).
-
 /// Branch weights for a conditional branch whose first target is taken
 /// almost always (no lane past an index jump): LLVM then lays the rare
 /// side out of line and spills around its calls there, not on the hot path.
@@ -3280,20 +3277,22 @@ fn only_barrier(p: &Prepared, inside: &[bool]) -> Option<u32> {
 
 /// Where each register lives in the warp state, where a register with a
 /// jump keeps the jump's lane, and the end of the registers. Only
-/// registers live into some block (`live`) are ever kept there; those
-/// that are scalars (values kept as lane 0's, see `Gen::scalar`) come
-/// first, 8 bytes each, so the dozens a region function reads and writes
-/// on every call share a few cache lines (one line each, the stencil's 20
-/// of them on every warp's call, crowded its rows out of L1); vectors
-/// follow, each on its own 128-byte boundary. The others, dead wherever
-/// a warp could leave them, share one slot at the end.
+/// registers live into some block can be kept there (see `Gen::saved`);
+/// those that are scalars (values kept as lane 0's, see `Gen::scalar`)
+/// come first, 8 bytes each (16 for 128-bit ones, 16-aligned), so the
+/// dozens a region function reads and writes on every call share a few
+/// cache lines (one line each, the stencil's 20 of them on every warp's
+/// call, crowded its rows out of L1); vectors follow, each on its own
+/// 128-byte boundary. Dead registers, and the jumps of registers without
+/// one, are never stored: they all point at one spare slot at the end, so
+/// a slip would write nowhere that matters.
 fn state_layout<const W: u32>(
     reg_bits: &[u32],
     forms: &[Option<crate::lanes::Lanes>],
     live: &[bool],
 ) -> (Vec<usize>, Vec<usize>, usize) {
     let n = reg_bits.len();
-    let (mut offsets, mut jumps) = (vec![0; n], vec![0; n]);
+    let (mut offsets, mut jumps) = (vec![None; n], vec![None; n]);
     let vector_bytes = |b: u32| {
         if b == 1 {
             4
@@ -3304,30 +3303,29 @@ fn state_layout<const W: u32>(
     let mut off = state::REGS;
     for i in (0..n).filter(|&i| live[i]) {
         if let Some(l) = forms[i] {
-            offsets[i] = off;
-            off += (reg_bits[i] as usize).div_ceil(8).next_multiple_of(8);
+            let bytes = (reg_bits[i] as usize).div_ceil(8).next_multiple_of(8);
+            off = off.next_multiple_of(bytes.min(16));
+            offsets[i] = Some(off);
+            off += bytes;
             if l.jump != 0 {
-                jumps[i] = off;
+                jumps[i] = Some(off);
                 off += 8;
             }
         }
     }
     off = off.div_ceil(128) * 128;
     for i in (0..n).filter(|&i| live[i] && forms[i].is_none()) {
-        offsets[i] = off;
+        offsets[i] = Some(off);
         off += vector_bytes(reg_bits[i]);
         off = off.div_ceil(128) * 128;
     }
-    let dead = (0..n).filter(|&i| !live[i]);
-    let widest = dead.clone().map(|i| vector_bytes(reg_bits[i])).max();
-    if let Some(bytes) = widest {
-        for i in dead {
-            offsets[i] = off;
-            jumps[i] = off;
-        }
-        off = (off + bytes.max(8)).div_ceil(128) * 128;
-    }
-    (offsets, jumps, off)
+    let spare = off;
+    let widest = (0..n)
+        .filter(|&i| !live[i])
+        .map(|i| vector_bytes(reg_bits[i]));
+    off = (spare + widest.max().unwrap_or(0).max(8)).div_ceil(128) * 128;
+    let at = |v: Vec<Option<usize>>| v.into_iter().map(|o| o.unwrap_or(spare)).collect();
+    (at(offsets), at(jumps), off)
 }
 
 /// Reads the registers kept in the warp state into their allocas.
@@ -4553,10 +4551,11 @@ mod tests {
     }
 
     /// The warp state's register slots: live scalars packed together
-    /// after the header, each live register's bytes (and its jump's)
-    /// apart from every other's, vectors on 128-byte boundaries with room
-    /// for every lane, dead registers (which may share) inside the end too,
-    /// at every warp width.
+    /// after the header and aligned to their size (16 at most), vectors on
+    /// 128-byte boundaries with room for every lane; no slot or jump slot
+    /// in the header or past the end; live registers' bytes (and their
+    /// jumps') apart from each other's, and from where the dead registers
+    /// and unused jumps point; at every warp width.
     #[test]
     fn register_slots_never_overlap_and_scalars_share_lines() {
         use crate::lanes::Lanes;
@@ -4566,7 +4565,7 @@ mod tests {
                 ..Lanes::uniform(1)
             })
         };
-        let bits = [32, 64, 1, 32, 128, 16, 8, 64, 32, 1, 64, 32];
+        let bits = [32, 64, 1, 32, 128, 16, 8, 64, 32, 1, 64, 32, 128, 32];
         let forms = [
             scalar(0),
             None,
@@ -4580,13 +4579,15 @@ mod tests {
             None,
             None,
             scalar(4),
+            scalar(0),
+            scalar(0),
         ];
         let live = [
-            true, true, true, true, true, false, true, true, true, true, false, false,
+            true, true, true, true, true, false, true, true, true, true, false, false, true, true,
         ];
         fn check<const W: u32>(bits: &[u32], forms: &[Option<Lanes>], live: &[bool]) {
             let (offsets, jumps, end) = state_layout::<W>(bits, forms, live);
-            // Each slot as a byte range [start, end), and whether it is live.
+            // Each slot as a byte range [start, end), and whether it is kept.
             let mut ranges = Vec::new();
             for (i, (&b, f)) in bits.iter().zip(forms).enumerate() {
                 let len = match f {
@@ -4594,26 +4595,34 @@ mod tests {
                     None if b == 1 => 4,
                     None => b as usize / 8 * W as usize,
                 };
-                assert!(offsets[i] >= state::REGS, "register {i} in the header");
-                if f.is_none() && live[i] {
-                    assert_eq!(offsets[i] % 128, 0, "vector register {i} unaligned");
+                match f {
+                    Some(_) if live[i] => {
+                        let align = len.next_multiple_of(8).min(16);
+                        assert_eq!(offsets[i] % align, 0, "scalar register {i} unaligned");
+                    }
+                    None if live[i] => assert_eq!(offsets[i] % 128, 0, "vector {i} unaligned"),
+                    _ => {}
                 }
                 ranges.push((offsets[i], offsets[i] + len, live[i]));
-                if f.is_some_and(|l| l.jump != 0) {
-                    ranges.push((jumps[i], jumps[i] + 4, live[i]));
-                }
+                let jump = f.is_some_and(|l| l.jump != 0);
+                ranges.push((jumps[i], jumps[i] + 4, live[i] && jump));
             }
             for (a, x) in ranges.iter().enumerate() {
-                assert!(x.1 <= end, "slot {a} past the end");
-                for y in ranges[a + 1..].iter().filter(|y| x.2 && y.2) {
+                assert!(x.0 >= state::REGS, "slot {x:?} in the header");
+                assert!(x.1 <= end, "slot {x:?} past the end");
+                for y in ranges[a + 1..].iter().filter(|y| x.2 || y.2) {
                     assert!(x.1 <= y.0 || y.1 <= x.0, "slots {x:?} and {y:?} overlap");
                 }
             }
             assert_eq!(end % 128, 0);
-            // The live scalars and their jumps fit in one 128-byte line.
+            // The live scalars and their jumps fit in two 128-byte lines.
             let scalars = (0..bits.len()).filter(|&i| live[i] && forms[i].is_some());
-            let last = scalars.map(|i| jumps[i].max(offsets[i])).max().unwrap();
-            assert!(last < state::REGS + 128, "scalars spread to {last}");
+            let ends = scalars.map(|i| match forms[i] {
+                Some(l) if l.jump != 0 => jumps[i] + 4,
+                _ => offsets[i] + (bits[i] as usize).div_ceil(8),
+            });
+            let last = ends.max().unwrap();
+            assert!(last <= state::REGS + 256, "scalars spread to {last}");
         }
         check::<32>(&bits, &forms, &live);
         check::<16>(&bits, &forms, &live);
