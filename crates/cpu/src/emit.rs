@@ -3313,17 +3313,17 @@ fn state_layout<const W: u32>(
             }
         }
     }
-    off = off.div_ceil(128) * 128;
+    off = off.next_multiple_of(128);
     for i in (0..n).filter(|&i| live[i] && forms[i].is_none()) {
         offsets[i] = Some(off);
         off += vector_bytes(reg_bits[i]);
-        off = off.div_ceil(128) * 128;
+        off = off.next_multiple_of(128);
     }
     let spare = off;
     let widest = (0..n)
         .filter(|&i| !live[i])
         .map(|i| vector_bytes(reg_bits[i]));
-    off = (spare + widest.max().unwrap_or(0).max(8)).div_ceil(128) * 128;
+    off = (spare + widest.max().unwrap_or(0).max(8)).next_multiple_of(128);
     let at = |v: Vec<Option<usize>>| v.into_iter().map(|o| o.unwrap_or(spare)).collect();
     (at(offsets), at(jumps), off)
 }

@@ -679,6 +679,14 @@ pub fn launch(
                 *slot = Some((cta, e));
             }
         };
+        // The watchdog's cancel flag stops every worker.
+        let cancelled = || {
+            let c = cancel.load(Ordering::Relaxed) != 0;
+            if c {
+                stop.store(true, Ordering::Relaxed);
+            }
+            c
+        };
         loop {
             if stop.load(Ordering::Relaxed) {
                 return;
@@ -718,8 +726,7 @@ pub fn launch(
                 }
                 last = Some((i, id));
                 i += 1;
-                if cancel.load(Ordering::Relaxed) != 0 {
-                    stop.store(true, Ordering::Relaxed);
+                if cancelled() {
                     return;
                 }
                 continue;
@@ -755,8 +762,7 @@ pub fn launch(
             if let Err(e) = r {
                 return fail(cta, e);
             }
-            if cancel.load(Ordering::Relaxed) != 0 {
-                stop.store(true, Ordering::Relaxed);
+            if cancelled() {
                 return;
             }
         }
