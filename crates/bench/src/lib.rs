@@ -85,6 +85,12 @@ pub struct Report {
     /// Median microseconds of launching an empty kernel whose code is
     /// already compiled: one CTA, and 64 CTAs spread over all cores.
     pub launch_us: Option<(f64, f64)>,
+    /// The median of the rows' JIT times (kernels the compiled backend
+    /// ran).
+    pub jit_median_ms: Option<f64>,
+    /// The machine: its CPU, cores and what code is generated for (tables from different machines of one kind differ
+    /// most by this).
+    pub machine: String,
 }
 
 pub struct Options {
@@ -599,6 +605,11 @@ pub fn run(opts: &Options) -> Result<Report, String> {
     };
     let geomean_vs_pocl = geo(&|r: &Row| Some(r.pocl.median_ms? / r.warpfold.median_ms?));
     let geomean_vs_openmp = geo(&|r: &Row| Some(r.openmp.median_ms? / r.warpfold.median_ms?));
+    let mut jits: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.backend == "cpu" && r.warpfold.median_ms.is_some())
+        .map(|r| r.jit_ms)
+        .collect();
     Ok(Report {
         rows,
         peak_gbs,
@@ -606,7 +617,27 @@ pub fn run(opts: &Options) -> Result<Report, String> {
         geomean_vs_pocl,
         geomean_vs_openmp,
         launch_us: launch_overhead(),
+        jit_median_ms: median(&mut jits),
+        machine: machine(),
     })
+}
+
+/// `AMD EPYC, 2 cores; code for znver3, AVX2, 24 MiB of cache`.
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")?
+                .split_once(':')
+                .map(|(_, v)| v.trim())
+        })
+        .unwrap_or("unknown CPU");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!(
+        "{model}, {cores} cores; code for {}",
+        warpfold::code_target()
+    )
 }
 
 /// What a launch of already compiled code costs beyond the kernel's own
@@ -707,6 +738,13 @@ pub fn table(r: &Report) -> String {
             f(r.geomean_vs_openmp, 2)
         ),
     );
+    if let Some(jit) = r.jit_median_ms {
+        let _ = std::fmt::Write::write_fmt(
+            &mut out,
+            format_args!("JIT compile time, median over the kernels: {jit:.0} ms\n"),
+        );
+    }
+    let _ = std::fmt::Write::write_fmt(&mut out, format_args!("machine: {}\n", r.machine));
     if let Some((one, many)) = r.launch_us {
         let _ = std::fmt::Write::write_fmt(
             &mut out,
@@ -720,7 +758,48 @@ pub fn table(r: &Report) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{first_difference, read_dump};
+    use super::{first_difference, read_dump, table, Report, Row, Run};
+
+    #[test]
+    fn the_table_ends_with_the_jit_median_and_the_machine() {
+        let run = |ms: f64| Run {
+            median_ms: Some(ms),
+            ..Run::default()
+        };
+        let row = Row {
+            name: "triad".into(),
+            description: String::new(),
+            warpfold: run(1.0),
+            backend: "cpu".into(),
+            jit_ms: 87.0,
+            warp_lanes: Some(32),
+            pocl: Run::default(),
+            openmp: run(2.0),
+            bytes: 1 << 20,
+            flops: 0,
+            checked: "warpfold=OpenMP".into(),
+        };
+        let report = Report {
+            rows: vec![row],
+            peak_gbs: None,
+            peak_gflops: None,
+            geomean_vs_pocl: None,
+            geomean_vs_openmp: Some(2.0),
+            launch_us: None,
+            jit_median_ms: Some(87.0),
+            machine: "Some CPU, 2 cores; code for znver3, AVX2, 24 MiB of cache".into(),
+        };
+        let t = table(&report);
+        assert!(t.contains("2.00x vs OpenMP"), "{t}");
+        assert!(
+            t.contains("JIT compile time, median over the kernels: 87 ms"),
+            "{t}"
+        );
+        assert!(
+            t.contains("machine: Some CPU, 2 cores; code for znver3, AVX2"),
+            "{t}"
+        );
+    }
 
     #[test]
     fn outputs_differ_where_an_element_leaves_the_tolerance() {

@@ -163,6 +163,28 @@ pub fn loops_in_step() -> usize {
     lockstep::IN_STEP.with(|c| c.get())
 }
 
+/// What compiled code is generated for on this machine: LLVM's name of
+/// the CPU, the widest vector instructions it uses and the cache the
+/// launches count on (see `last_level_cache`), e.g. `znver3, AVX2, 24 MiB
+/// of cache`. Machines of one kind differ (AVX-512 on one, AVX2 on the
+/// next), and speeds measured on them only compare with this beside them.
+pub fn code_target() -> String {
+    let (cpu, features) = jit::host();
+    let has = |f: &str| features.split(',').any(|x| x == format!("+{f}"));
+    let isa = if has("avx512f") {
+        "AVX-512"
+    } else if has("avx2") {
+        "AVX2"
+    } else if has("avx") {
+        "AVX"
+    } else if has("sse4.2") {
+        "SSE4.2"
+    } else {
+        "SSE2"
+    };
+    format!("{cpu}, {isa}, {} MiB of cache", last_level_cache() >> 20)
+}
+
 /// Whether a launch of `grid` CTAs of `block` threads keeps every
 /// `%ctaid * %ntid + %ntid` (per dimension) at most 2^31 - 32: then a
 /// thread's linear index in 32-bit `int` arithmetic is never negative, and
@@ -1313,6 +1335,19 @@ mod tests {
     use super::{argument_bytes, count_cpu_list, grid_fits, own_buffer, parse_cache_size, OWN_PAD};
     use warpfold_interp::DeviceMemory;
     use warpfold_ir::{Function, Param, ParamBinding, Ty};
+
+    #[test]
+    fn the_code_target_names_a_cpu_and_an_instruction_set() {
+        let t = super::code_target();
+        let parts: Vec<&str> = t.split(", ").collect();
+        assert_eq!(parts.len(), 3, "{t}");
+        assert!(!parts[0].is_empty(), "{t}");
+        assert!(
+            ["AVX-512", "AVX2", "AVX", "SSE4.2", "SSE2"].contains(&parts[1]),
+            "{t}"
+        );
+        assert!(parts[2].ends_with(" MiB of cache"), "{t}");
+    }
 
     #[test]
     fn sysfs_cache_sizes_and_cpu_lists_parse() {
