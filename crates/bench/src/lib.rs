@@ -639,11 +639,8 @@ fn machine() -> String {
                 .map(|(_, v)| v.trim())
         })
         .unwrap_or("unknown CPU");
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    format!(
-        "{model}, {cores} cores; code for {}",
-        warpfold::code_target()
-    )
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("{model}, {cpus} CPUs; code for {}", warpfold::code_target())
 }
 
 /// What a launch of already compiled code costs beyond the kernel's own
