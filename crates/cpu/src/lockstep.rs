@@ -270,7 +270,7 @@ fn one_pass(succs: &[Vec<usize>], body: &[bool], header: usize) -> bool {
 }
 
 /// The blocks of the natural loop of back edge `latch` -> `header`.
-fn natural_loop(preds: &[Vec<usize>], latch: usize, header: usize) -> Vec<bool> {
+pub(crate) fn natural_loop(preds: &[Vec<usize>], latch: usize, header: usize) -> Vec<bool> {
     reaching(preds, latch, Some(header))
 }
 

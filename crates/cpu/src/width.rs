@@ -55,14 +55,16 @@ pub struct Kernel<'a> {
 /// three values (an escape-time iteration's x, y and count) needs 32
 /// lanes to overlap its chains.
 /// When no width fits, the narrowest with enough chains. Kernels with
-/// barriers keep 32: each warp costs a call and a state save per barrier
-/// round, and twice the warps cost more than the spills save (a tree
-/// reduction: 8 -> 50 ms at 16 lanes on AVX2). So do barrier-free kernels
-/// that use shared memory: without barriers only a warp's own lanes can
-/// share it, which old warp-synchronous code does without `volatile` (a
-/// race the interpreter's lock step happens to order).
+/// barriers keep 32 unless a loop between barriers needs fewer lanes (see
+/// `between_barriers`). Barrier-free kernels that use shared memory keep
+/// 32: without barriers only a warp's own lanes can share it, which old
+/// warp-synchronous code does without `volatile` (a race the
+/// interpreter's lock step happens to order).
 pub fn automatic(k: &Kernel) -> u32 {
-    let shares = k.p.barriers().next().is_some() || uses_shared(k.p);
+    if k.p.barriers().next().is_some() {
+        return between_barriers(barrier_free_loop(k), k.features);
+    }
+    let shares = uses_shared(k.p);
     let w = pick(shares, || loop_pressure(k), k.features);
     if shares {
         return w;
@@ -73,6 +75,110 @@ pub fn automatic(k: &Kernel) -> u32 {
             .any(|b| !crate::lower::load_groups(k.forms, &k.p.func.blocks[*b].insts, 32).is_empty())
     };
     narrower_for_load_groups(w, k.features, groups)
+}
+
+/// The width for a kernel with CTA barriers, given its heaviest loop
+/// without a barrier inside (see `barrier_free_loop`): 32, where each
+/// barrier round costs every warp a call and a state save (a tree
+/// reduction, whose loop holds its barriers: 8 -> 50 ms at 16 lanes on
+/// AVX2), unless that loop spills at 32 lanes and has float work enough
+/// besides its carried chains to hide their latency: then the widest that
+/// fits. N-body's loop over a shared tile (three sums among ~20 float
+/// operations and a square root a trip) on AVX2: 8 lanes, 0.80x the time
+/// of 32 (B faster in 6 of 8 interleaved rounds; 16 lanes 0.86x).
+fn between_barriers(heaviest: Option<LoopWork>, features: &str) -> u32 {
+    let Some(l) = heaviest else { return 32 };
+    let room = register_file_bytes(features).0 * 3 / 4;
+    let chains = (l.pressure.carried / 4).max(1);
+    if l.pressure.live * 32 <= room || l.float_ops < 4 * chains {
+        return 32;
+    }
+    [16, 8]
+        .into_iter()
+        .find(|&w| l.pressure.live * w <= room)
+        .unwrap_or(8)
+}
+
+/// A loop's `Pressure` and the float-valued instructions of one trip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LoopWork {
+    pressure: Pressure,
+    float_ops: u32,
+}
+
+/// The natural loop without a barrier in it that has the most vector
+/// bytes live into one of its blocks (see `loop_pressure`), if any.
+fn barrier_free_loop(k: &Kernel) -> Option<LoopWork> {
+    let p = k.p;
+    let f = &p.func;
+    let n = p.order.len();
+    let succs: Vec<Vec<usize>> = p
+        .order
+        .iter()
+        .map(|b| {
+            crate::lanes::succs(&f.blocks[*b])
+                .iter()
+                .map(|t| p.id_of[t.0 as usize] as usize)
+                .collect()
+        })
+        .collect();
+    let mut preds = vec![Vec::new(); n];
+    for (a, ss) in succs.iter().enumerate() {
+        for &b in ss {
+            preds[b].push(a);
+        }
+    }
+    let dom = crate::dom::Dominators::new(n, 0, &|b| succs[b].clone());
+    let tys: Vec<Ty> = f.regs.values().map(|r| r.ty).collect();
+    let bytes = |r: usize| {
+        if tys[r] == Ty::Pred {
+            0
+        } else {
+            tys[r].bits() / 8
+        }
+    };
+    let is_float = |r: &Reg| matches!(tys[r.0 as usize], Ty::F32 | Ty::F64);
+    let mut best: Option<LoopWork> = None;
+    for (latch, ss) in succs.iter().enumerate() {
+        for &header in ss {
+            if !(dom.reachable(latch) && dom.dominates(header, latch)) {
+                continue;
+            }
+            let body = crate::lockstep::natural_loop(&preds, latch, header);
+            let insts = || {
+                (0..n)
+                    .filter(|&id| body[id])
+                    .flat_map(|id| &f.blocks[p.order[id]].insts)
+            };
+            if insts().any(|i| matches!(i.kind, InstKind::Bar { .. })) {
+                continue;
+            }
+            let mut defined = vec![false; tys.len()];
+            for r in insts().flat_map(|i| crate::uniform::defs(&i.kind)) {
+                defined[r.0 as usize] = true;
+            }
+            let float_ops = insts()
+                .filter(|i| crate::uniform::defs(&i.kind).iter().any(is_float))
+                .count() as u32;
+            for id in (0..n).filter(|&id| body[id]) {
+                let live_in = &k.liveness.live_in[p.order[id].0 as usize];
+                let vector = |r: usize| live_in[r] && k.forms.get(r).is_none_or(|f| f.is_none());
+                let live = (0..live_in.len()).filter(|&r| vector(r)).map(bytes).sum();
+                let carried = (0..live_in.len())
+                    .filter(|&r| vector(r) && defined[r])
+                    .map(bytes)
+                    .sum();
+                let work = LoopWork {
+                    pressure: Pressure { live, carried },
+                    float_ops,
+                };
+                if best.is_none_or(|b| work.pressure.live > b.pressure.live) {
+                    best = Some(work);
+                }
+            }
+        }
+    }
+    best
 }
 
 /// Load groups (a warp reading each lane's row of 16 words, as in CSR
@@ -111,8 +217,8 @@ fn uses_shared(p: &Prepared) -> bool {
     })
 }
 
-/// `automatic`'s choice on a CPU with `features`: `shares` says the
-/// kernel has barriers or shared memory, else its loops' `pressure`
+/// `automatic`'s choice for a barrier-free kernel on a CPU with
+/// `features`: 32 if it `shares` memory, else its loops' `pressure`
 /// decides (only then worked out).
 fn pick(shares: bool, pressure: impl FnOnce() -> Pressure, features: &str) -> u32 {
     if shares {
@@ -281,7 +387,7 @@ pub fn needs_full_warps(p: &Prepared) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{narrower_for_load_groups, pick, Pressure};
+    use super::{between_barriers, narrower_for_load_groups, pick, LoopWork, Pressure};
 
     const AVX2: &str = "+avx,+avx2,+fma";
     const AVX512: &str = "+avx,+avx2,+fma,+avx512f";
@@ -311,10 +417,33 @@ mod tests {
         assert_eq!(pick(false, || three_chains, AVX2), 32);
         assert_eq!(pick(false, || small, AVX2), 32);
         assert_eq!(pick(false, || Pressure::default(), AVX2), 32);
-        // Barriers keep 32 lanes however many registers the loops need.
+        // Shared memory keeps 32 lanes however many registers the loops
+        // need.
         assert_eq!(pick(true, || fma, AVX2), 32);
         // SSE registers are half as wide: 8 lanes already spill there.
         assert_eq!(pick(false, || fma, "+sse4.2"), 8);
+    }
+
+    #[test]
+    fn barrier_kernels_narrow_only_for_spilling_loops_with_work_besides_their_chains() {
+        let work = |live, carried, float_ops| {
+            Some(LoopWork {
+                pressure: Pressure { live, carried },
+                float_ops,
+            })
+        };
+        // N-body's tile loop (NVRTC unrolls it four times): 24 bytes a
+        // lane live, three sums carried, 120 float instructions a trip.
+        assert_eq!(between_barriers(work(24, 12, 120), AVX2), 16);
+        assert_eq!(between_barriers(work(24, 12, 120), AVX512), 32);
+        // Twice the live bytes fit only at 8 lanes.
+        assert_eq!(between_barriers(work(48, 12, 120), AVX2), 8);
+        // Little work besides the chains: their latency needs 32 lanes.
+        assert_eq!(between_barriers(work(24, 12, 11), AVX2), 32);
+        // A loop that fits at 32 lanes, or none without a barrier in it
+        // (a tree reduction's), keeps 32.
+        assert_eq!(between_barriers(work(4, 4, 0), AVX2), 32);
+        assert_eq!(between_barriers(None, AVX2), 32);
     }
 
     #[test]

@@ -243,3 +243,80 @@ extern "C" __global__ void scan(const float* in, float* out, int n)
     // the interpreter too, not zeros on both sides.
     assert!(results[1][4][255] != 0.0);
 }
+
+/// A kernel with barriers whose heavy loop has none inside (the n-body
+/// benchmark: three sums over a shared tile) gets narrower warps where its
+/// loop would spill at 32 lanes (AVX2), and computes what the interpreter
+/// does; a tree reduction, whose loop holds its barriers, keeps 32 lanes
+/// everywhere.
+#[test]
+fn barrier_kernels_narrow_only_for_heavy_loops_between_barriers() {
+    if skip() {
+        return;
+    }
+    let reduce = r#"
+extern "C" __global__ void tree(const float* in, float* out)
+{
+    __shared__ float s[256];
+    int t = threadIdx.x;
+    s[t] = in[blockIdx.x * 256 + t];
+    __syncthreads();
+    for (int d = 128; d > 0; d >>= 1) {
+        if (t < d) s[t] += s[t + d];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = s[0];
+}
+"#;
+    let src = format!(
+        "{}\n{reduce}",
+        include_str!("../../../bench/nbody/kernel.cu")
+    );
+    let n = 512usize;
+    let pos: Vec<f32> = (0..4 * n)
+        .map(|i| ((i as u32).wrapping_mul(2_654_435_761) >> 22) as f32 / 1024.0)
+        .collect();
+    let run = |backend: Backend| {
+        let dev = Device::new().with_backend(backend).with_disk_cache(None);
+        let (m, _) = dev
+            .load_cuda(&src, "nbody.cu", &nvrtc::Options::default())
+            .expect("NVRTC compiles the n-body kernel");
+        let k = m.kernel("nbody").unwrap();
+        let lanes = |name: &str| match &*m.kernel(name).unwrap().compiled([256, 1, 1]) {
+            Ok(c) => c.warp_lanes(),
+            Err(e) => panic!("{name} does not compile: {e}"),
+        };
+        let widths = (backend == Backend::Cpu).then(|| (lanes("nbody"), lanes("tree")));
+        let acc = dev.buffer_from(&vec![0f32; 4 * n]).unwrap();
+        let p = dev.buffer_from(&pos).unwrap();
+        let args = [
+            Arg::Buffer(&acc),
+            Arg::Buffer(&p),
+            Arg::I32(n as i32),
+            Arg::F32(0.01),
+        ];
+        k.launch([(n / 256) as u32, 1, 1], [256, 1, 1], 0, &args)
+            .unwrap();
+        (acc.to_vec::<f32>().unwrap(), widths)
+    };
+    let (want, _) = run(Backend::Interp);
+    let (got, widths) = run(Backend::Cpu);
+    let (nbody, tree) = widths.unwrap();
+    let target = warpfold::code_target();
+    // 24 bytes a lane live round the loop fit three quarters of the vector
+    // registers at 32 lanes with AVX-512, 16 with AVX (sixteen ymm), 8 with
+    // SSE (sixteen xmm).
+    let want_lanes = if target.contains(", AVX-512,") {
+        32
+    } else if target.contains(", AVX") {
+        16
+    } else {
+        8
+    };
+    if std::env::var_os("WARPFOLD_WARP_WIDTH").is_none() {
+        assert_eq!(nbody, want_lanes, "n-body warps on {target}");
+        assert_eq!(tree, 32, "tree reduction warps on {target}");
+    }
+    assert!(got.iter().any(|&a| a != 0.0));
+    assert_eq!(got, want, "n-body at {nbody} lanes against the interpreter");
+}
