@@ -54,7 +54,7 @@ if [ $# -eq 0 ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
     WARPFOLD_CPU=x86-64-v3 cargo test --release -p warpfold \
         --test corpus --test random_kernels --test lane_forms --test barriers --test semantics \
         --test shared_windows --test whole_warps --test tree_tails --test vector_groups \
-        --test indexed --test diamonds --test load_groups
+        --test indexed --test diamonds --test load_groups --test nvrtc
 fi
 
 # Narrower warps (8 and 16 lanes) wherever a kernel allows them: the

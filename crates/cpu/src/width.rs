@@ -83,9 +83,9 @@ pub fn automatic(k: &Kernel) -> u32 {
 /// reduction, whose loop holds its barriers: 8 -> 50 ms at 16 lanes on
 /// AVX2), unless that loop spills at 32 lanes and has float work enough
 /// besides its carried chains to hide their latency: then the widest that
-/// fits. N-body's loop over a shared tile (three sums among ~20 float
-/// operations and a square root a trip) on AVX2: 8 lanes, 0.80x the time
-/// of 32 (B faster in 6 of 8 interleaved rounds; 16 lanes 0.86x).
+/// fits. N-body's loop over a shared tile (three sums among ~30 float
+/// operations a trip, a square root and a division among them) on AVX2:
+/// 16 lanes, 0.82x the time of 32 (faster in 5 of 6 interleaved rounds).
 fn between_barriers(heaviest: Option<LoopWork>, features: &str) -> u32 {
     let Some(l) = heaviest else { return 32 };
     let room = register_file_bytes(features).0 * 3 / 4;
@@ -106,17 +106,54 @@ struct LoopWork {
     float_ops: u32,
 }
 
-/// The natural loop without a barrier in it that has the most vector
-/// bytes live into one of its blocks (see `loop_pressure`), if any.
+/// Kernels larger than this (blocks) keep 32 lanes without looking at
+/// their loops (as `emit::blocks_on_cycles` stops looking).
+const LOOP_SEARCH_BLOCKS: usize = 4000;
+
+/// The natural loop (the back edges to one header together) without a
+/// barrier in it that has the most vector bytes live into one of its
+/// blocks (see `loop_pressure`), if that many bytes spill at 32 lanes and
+/// every barrier lies in a loop round it (n-body's tile loop round its
+/// loop over the tile; a tree reduction after a heavy loop would pay for
+/// narrow warps at each of its rounds).
 fn barrier_free_loop(k: &Kernel) -> Option<LoopWork> {
     let p = k.p;
     let f = &p.func;
     let n = p.order.len();
-    let succs: Vec<Vec<usize>> = p
+    if n > LOOP_SEARCH_BLOCKS {
+        return None;
+    }
+    let tys: Vec<Ty> = f.regs.values().map(|r| r.ty).collect();
+    let bytes = |r: usize| {
+        if tys[r] == Ty::Pred {
+            0
+        } else {
+            tys[r].bits() / 8
+        }
+    };
+    let is_vector =
+        |live_in: &[bool], r: usize| live_in[r] && k.forms.get(r).is_none_or(|f| f.is_none());
+    // Vector bytes live into each block: the loop worth narrowing must
+    // spill at 32 lanes somewhere, which most kernels do not.
+    let live: Vec<u32> = p
         .order
         .iter()
         .map(|b| {
-            crate::lanes::succs(&f.blocks[*b])
+            let live_in = &k.liveness.live_in[b.0 as usize];
+            (0..live_in.len())
+                .filter(|&r| is_vector(live_in, r))
+                .map(bytes)
+                .sum()
+        })
+        .collect();
+    let room = register_file_bytes(k.features).0 * 3 / 4;
+    if live.iter().all(|&l| l * 32 <= room) {
+        return None;
+    }
+    let block = |id: usize| &f.blocks[p.order[id]];
+    let succs: Vec<Vec<usize>> = (0..n)
+        .map(|id| {
+            crate::lanes::succs(block(id))
                 .iter()
                 .map(|t| p.id_of[t.0 as usize] as usize)
                 .collect()
@@ -129,56 +166,69 @@ fn barrier_free_loop(k: &Kernel) -> Option<LoopWork> {
         }
     }
     let dom = crate::dom::Dominators::new(n, 0, &|b| succs[b].clone());
-    let tys: Vec<Ty> = f.regs.values().map(|r| r.ty).collect();
-    let bytes = |r: usize| {
-        if tys[r] == Ty::Pred {
-            0
-        } else {
-            tys[r].bits() / 8
-        }
-    };
-    let is_float = |r: &Reg| matches!(tys[r.0 as usize], Ty::F32 | Ty::F64);
-    let mut best: Option<LoopWork> = None;
+    // Each header's loop: the union of its back edges' natural loops.
+    let mut loops: Vec<(usize, Vec<bool>)> = Vec::new();
     for (latch, ss) in succs.iter().enumerate() {
-        for &header in ss {
-            if !(dom.reachable(latch) && dom.dominates(header, latch)) {
-                continue;
-            }
+        for &header in ss.iter().filter(|&&h| dom.dominates(h, latch)) {
             let body = crate::lockstep::natural_loop(&preds, latch, header);
-            let insts = || {
-                (0..n)
-                    .filter(|&id| body[id])
-                    .flat_map(|id| &f.blocks[p.order[id]].insts)
-            };
-            if insts().any(|i| matches!(i.kind, InstKind::Bar { .. })) {
-                continue;
-            }
-            let mut defined = vec![false; tys.len()];
-            for r in insts().flat_map(|i| crate::uniform::defs(&i.kind)) {
-                defined[r.0 as usize] = true;
-            }
-            let float_ops = insts()
-                .filter(|i| crate::uniform::defs(&i.kind).iter().any(is_float))
-                .count() as u32;
-            for id in (0..n).filter(|&id| body[id]) {
-                let live_in = &k.liveness.live_in[p.order[id].0 as usize];
-                let vector = |r: usize| live_in[r] && k.forms.get(r).is_none_or(|f| f.is_none());
-                let live = (0..live_in.len()).filter(|&r| vector(r)).map(bytes).sum();
-                let carried = (0..live_in.len())
-                    .filter(|&r| vector(r) && defined[r])
-                    .map(bytes)
-                    .sum();
-                let work = LoopWork {
-                    pressure: Pressure { live, carried },
-                    float_ops,
-                };
-                if best.is_none_or(|b| work.pressure.live > b.pressure.live) {
-                    best = Some(work);
-                }
+            match loops.iter_mut().find(|(h, _)| *h == header) {
+                Some((_, all)) => all.iter_mut().zip(&body).for_each(|(a, b)| *a |= *b),
+                None => loops.push((header, body)),
             }
         }
     }
-    best
+    let has_barrier: Vec<bool> = (0..n)
+        .map(|id| {
+            block(id)
+                .insts
+                .iter()
+                .any(|i| matches!(i.kind, InstKind::Bar { .. }))
+        })
+        .collect();
+    let holds_barrier = |body: &[bool]| (0..n).any(|id| body[id] && has_barrier[id]);
+    let (header, body, at) = loops
+        .iter()
+        .filter(|(_, body)| !holds_barrier(body))
+        .filter_map(|(h, body)| {
+            let at = (0..n).filter(|&id| body[id]).max_by_key(|&id| live[id])?;
+            Some((*h, body, at))
+        })
+        .max_by_key(|(_, _, at)| live[*at])?;
+    // Every barrier in a loop round this one: barriers elsewhere (a tree
+    // reduction NVRTC unrolled, after the loop) run as many rounds however
+    // little the loop trips.
+    let enclosed = |id: usize| loops.iter().any(|(_, outer)| outer[id] && outer[header]);
+    if live[at] * 32 <= room || (0..n).any(|id| has_barrier[id] && !enclosed(id)) {
+        return None;
+    }
+    let insts = || {
+        (0..n)
+            .filter(|&id| body[id])
+            .flat_map(|id| &block(id).insts)
+    };
+    let mut defined = vec![false; tys.len()];
+    for r in insts().flat_map(|i| crate::uniform::defs(&i.kind)) {
+        defined[r.0 as usize] = true;
+    }
+    let live_in = &k.liveness.live_in[p.order[at].0 as usize];
+    let carried = (0..live_in.len())
+        .filter(|&r| is_vector(live_in, r) && defined[r])
+        .map(bytes)
+        .sum();
+    let float_ops = insts()
+        .filter(|i| {
+            crate::uniform::defs(&i.kind)
+                .iter()
+                .any(|r| matches!(tys[r.0 as usize], Ty::F32 | Ty::F64))
+        })
+        .count() as u32;
+    Some(LoopWork {
+        pressure: Pressure {
+            live: live[at],
+            carried,
+        },
+        float_ops,
+    })
 }
 
 /// Load groups (a warp reading each lane's row of 16 words, as in CSR
