@@ -104,20 +104,7 @@ fn back_edges_to_step(p: &Prepared, m: &Module) -> Vec<(usize, usize)> {
         return Vec::new();
     }
     let n = p.order.len();
-    let succs: Vec<Vec<usize>> = (0..n)
-        .map(|id| {
-            crate::lanes::succs(block(id))
-                .iter()
-                .map(|t| p.id_of[t.0 as usize] as usize)
-                .collect()
-        })
-        .collect();
-    let mut preds = vec![Vec::new(); n];
-    for (a, ss) in succs.iter().enumerate() {
-        for &b in ss {
-            preds[b].push(a);
-        }
-    }
+    let (succs, preds) = p.edges();
     let dom = Dominators::new(n, 0, &|b| succs[b].clone());
     let mut edges: Vec<(usize, usize)> = Vec::new();
     for (u, ss) in succs.iter().enumerate() {

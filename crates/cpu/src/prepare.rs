@@ -35,6 +35,28 @@ impl Prepared {
             }
         })
     }
+
+    /// The control-flow graph by order id (see `id_of`): each block's
+    /// successors, and each block's predecessors.
+    pub(crate) fn edges(&self) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+        let succs: Vec<Vec<usize>> = self
+            .order
+            .iter()
+            .map(|b| {
+                crate::lanes::succs(&self.func.blocks[*b])
+                    .iter()
+                    .map(|t| self.id_of[t.0 as usize] as usize)
+                    .collect()
+            })
+            .collect();
+        let mut preds = vec![Vec::new(); succs.len()];
+        for (a, ss) in succs.iter().enumerate() {
+            for &b in ss {
+                preds[b].push(a);
+            }
+        }
+        (succs, preds)
+    }
 }
 
 /// Warp collectives and barriers: they wait for lanes that are elsewhere.

@@ -151,20 +151,7 @@ fn barrier_free_loop(k: &Kernel) -> Option<LoopWork> {
         return None;
     }
     let block = |id: usize| &f.blocks[p.order[id]];
-    let succs: Vec<Vec<usize>> = (0..n)
-        .map(|id| {
-            crate::lanes::succs(block(id))
-                .iter()
-                .map(|t| p.id_of[t.0 as usize] as usize)
-                .collect()
-        })
-        .collect();
-    let mut preds = vec![Vec::new(); n];
-    for (a, ss) in succs.iter().enumerate() {
-        for &b in ss {
-            preds[b].push(a);
-        }
-    }
+    let (succs, preds) = p.edges();
     let dom = crate::dom::Dominators::new(n, 0, &|b| succs[b].clone());
     // Each header's loop: the union of its back edges' natural loops.
     let mut loops: Vec<(usize, Vec<bool>)> = Vec::new();
