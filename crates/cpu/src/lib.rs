@@ -172,28 +172,9 @@ pub fn code_target() -> String {
     let (cpu, features) = jit::host();
     format!(
         "{cpu}, {}, {} MiB of cache",
-        widest_vectors(features),
+        width::widest_vectors(features),
         last_level_cache() >> 20
     )
-}
-
-/// The widest x86 vector instructions an LLVM feature string
-/// (`+avx2,-avx512f,...`) enables.
-fn widest_vectors(features: &str) -> &'static str {
-    let has = |f: &str| features.split(',').any(|x| x.strip_prefix('+') == Some(f));
-    if has("avx512f") {
-        "AVX-512"
-    } else if has("avx2") {
-        "AVX2"
-    } else if has("avx") {
-        "AVX"
-    } else if has("sse4.2") {
-        "SSE4.2"
-    } else if cfg!(target_arch = "x86_64") {
-        "SSE2"
-    } else {
-        "no x86 vectors"
-    }
 }
 
 /// Whether a launch of `grid` CTAs of `block` threads keeps every
@@ -1346,25 +1327,6 @@ mod tests {
     use super::{argument_bytes, count_cpu_list, grid_fits, own_buffer, parse_cache_size, OWN_PAD};
     use warpfold_interp::DeviceMemory;
     use warpfold_ir::{Function, Param, ParamBinding, Ty};
-
-    #[test]
-    fn the_widest_vectors_are_read_from_enabled_features_only() {
-        use super::widest_vectors;
-        assert_eq!(
-            widest_vectors("+sse4.2,+avx,+avx2,+fma,+avx512f"),
-            "AVX-512"
-        );
-        // A feature turned off (`WARPFOLD_CPU` capping) does not count.
-        assert_eq!(widest_vectors("+sse4.2,+avx,+avx2,-avx512f"), "AVX2");
-        assert_eq!(widest_vectors("+sse4.2,+avx,-avx2,-avx512f"), "AVX");
-        assert_eq!(widest_vectors("+sse4.2,-avx,-avx2"), "SSE4.2");
-        assert_eq!(widest_vectors("+sse2"), "SSE2");
-        // Names are whole: `+avx512fp16` alone is not `avx512f`.
-        assert_eq!(widest_vectors("+avx2,+avx512fp16"), "AVX2");
-        let t = super::code_target();
-        assert!(t.contains(", AVX") || t.contains(", SSE"), "{t}");
-        assert!(t.ends_with(" MiB of cache"), "{t}");
-    }
 
     #[test]
     fn sysfs_cache_sizes_and_cpu_lists_parse() {

@@ -112,7 +112,7 @@ const LOOP_SEARCH_BLOCKS: usize = 4000;
 
 /// The natural loop (the back edges to one header together) without a
 /// barrier in it that has the most vector bytes live into one of its
-/// blocks (see `loop_pressure`), if that many bytes spill at 32 lanes and
+/// blocks (see `loop_pressure`), if some block's do spill at 32 lanes and
 /// every barrier lies in a loop round it (n-body's tile loop round its
 /// loop over the tile; a tree reduction after a heavy loop would pay for
 /// narrow warps at each of its rounds).
@@ -123,28 +123,13 @@ fn barrier_free_loop(k: &Kernel) -> Option<LoopWork> {
     if n > LOOP_SEARCH_BLOCKS {
         return None;
     }
-    let tys: Vec<Ty> = f.regs.values().map(|r| r.ty).collect();
-    let bytes = |r: usize| {
-        if tys[r] == Ty::Pred {
-            0
-        } else {
-            tys[r].bits() / 8
-        }
-    };
-    let is_vector =
-        |live_in: &[bool], r: usize| live_in[r] && k.forms.get(r).is_none_or(|f| f.is_none());
+    let bytes = reg_bytes(f);
     // Vector bytes live into each block: the loop worth narrowing must
     // spill at 32 lanes somewhere, which most kernels do not.
     let live: Vec<u32> = p
         .order
         .iter()
-        .map(|b| {
-            let live_in = &k.liveness.live_in[b.0 as usize];
-            (0..live_in.len())
-                .filter(|&r| is_vector(live_in, r))
-                .map(bytes)
-                .sum()
-        })
+        .map(|b| vector_bytes_into(k, *b, &bytes, |_| true))
         .collect();
     let room = register_file_bytes(k.features).0 * 3 / 4;
     if live.iter().all(|&l| l * 32 <= room) {
@@ -185,7 +170,7 @@ fn barrier_free_loop(k: &Kernel) -> Option<LoopWork> {
     // reduction NVRTC unrolled, after the loop) run as many rounds however
     // little the loop trips.
     let enclosed = |id: usize| loops.iter().any(|(_, outer)| outer[id] && outer[header]);
-    if live[at] * 32 <= room || (0..n).any(|id| has_barrier[id] && !enclosed(id)) {
+    if (0..n).any(|id| has_barrier[id] && !enclosed(id)) {
         return None;
     }
     let insts = || {
@@ -193,21 +178,14 @@ fn barrier_free_loop(k: &Kernel) -> Option<LoopWork> {
             .filter(|&id| body[id])
             .flat_map(|id| &block(id).insts)
     };
-    let mut defined = vec![false; tys.len()];
+    let mut defined = vec![false; bytes.len()];
     for r in insts().flat_map(|i| crate::uniform::defs(&i.kind)) {
         defined[r.0 as usize] = true;
     }
-    let live_in = &k.liveness.live_in[p.order[at].0 as usize];
-    let carried = (0..live_in.len())
-        .filter(|&r| is_vector(live_in, r) && defined[r])
-        .map(bytes)
-        .sum();
+    let carried = vector_bytes_into(k, p.order[at], &bytes, |r| defined[r]);
+    let is_float = |r: &Reg| matches!(f.regs[*r].ty, Ty::F32 | Ty::F64);
     let float_ops = insts()
-        .filter(|i| {
-            crate::uniform::defs(&i.kind)
-                .iter()
-                .any(|r| matches!(tys[r.0 as usize], Ty::F32 | Ty::F64))
-        })
+        .filter(|i| crate::uniform::defs(&i.kind).iter().any(is_float))
         .count() as u32;
     Some(LoopWork {
         pressure: Pressure {
@@ -277,12 +255,29 @@ fn pick(shares: bool, pressure: impl FnOnce() -> Pressure, features: &str) -> u3
 /// Bytes of the vector register file and of one register: 32 x 64 with
 /// AVX-512, 16 x 32 with AVX, 16 x 16 with SSE.
 fn register_file_bytes(features: &str) -> (u32, u32) {
-    if features.contains("+avx512f") {
-        (32 * 64, 64)
-    } else if features.contains("+avx") {
-        (16 * 32, 32)
+    match widest_vectors(features) {
+        "AVX-512" => (32 * 64, 64),
+        "AVX2" | "AVX" => (16 * 32, 32),
+        _ => (16 * 16, 16),
+    }
+}
+
+/// The widest x86 vector instructions an LLVM feature string
+/// (`+avx2,-avx512f,...`) enables.
+pub(crate) fn widest_vectors(features: &str) -> &'static str {
+    let has = |f: &str| features.split(',').any(|x| x.strip_prefix('+') == Some(f));
+    if has("avx512f") {
+        "AVX-512"
+    } else if has("avx2") {
+        "AVX2"
+    } else if has("avx") {
+        "AVX"
+    } else if has("sse4.2") {
+        "SSE4.2"
+    } else if cfg!(target_arch = "x86_64") {
+        "SSE2"
     } else {
-        (16 * 16, 16)
+        "no x86 vectors"
     }
 }
 
@@ -294,17 +289,31 @@ pub struct Pressure {
     pub carried: u32,
 }
 
+/// Bytes per lane of each register (predicates: none, they are masks).
+fn reg_bytes(f: &Function) -> Vec<u32> {
+    f.regs
+        .values()
+        .map(|r| if r.ty == Ty::Pred { 0 } else { r.ty.bits() / 8 })
+        .collect()
+}
+
+/// Bytes per lane of the vector registers (those without a lane form,
+/// which are kept as scalars) live into block `b` that `keep` accepts.
+fn vector_bytes_into(k: &Kernel, b: BlockId, bytes: &[u32], keep: impl Fn(usize) -> bool) -> u32 {
+    let live_in = &k.liveness.live_in[b.0 as usize];
+    (0..live_in.len())
+        .filter(|&r| live_in[r] && k.forms.get(r).is_none_or(|f| f.is_none()) && keep(r))
+        .map(|r| bytes[r])
+        .sum()
+}
+
 /// The `Pressure` of kernel `k`'s loops (registers with a lane form are
 /// kept as scalars and do not count).
 pub fn loop_pressure(k: &Kernel) -> Pressure {
     let p = k.p;
     let f = &p.func;
     let in_loop = crate::emit::blocks_in_loops(p);
-    let bytes: Vec<u32> = f
-        .regs
-        .values()
-        .map(|r| if r.ty == Ty::Pred { 0 } else { r.ty.bits() / 8 })
-        .collect();
+    let bytes = reg_bytes(f);
     let mut in_loop_def = vec![false; bytes.len()];
     for (id, b) in p.order.iter().enumerate() {
         if in_loop[id] {
@@ -319,19 +328,9 @@ pub fn loop_pressure(k: &Kernel) -> Pressure {
         .iter()
         .enumerate()
         .filter(|(id, _)| in_loop[*id])
-        .map(|(_, b)| {
-            let live_in = &k.liveness.live_in[b.0 as usize];
-            let vector = |r: usize| live_in[r] && k.forms.get(r).is_none_or(|f| f.is_none());
-            let sum = |keep: &dyn Fn(usize) -> bool| {
-                (0..live_in.len())
-                    .filter(|&r| keep(r))
-                    .map(|r| bytes[r])
-                    .sum::<u32>()
-            };
-            Pressure {
-                live: sum(&vector),
-                carried: sum(&|r| vector(r) && in_loop_def[r]),
-            }
+        .map(|(_, b)| Pressure {
+            live: vector_bytes_into(k, *b, &bytes, |_| true),
+            carried: vector_bytes_into(k, *b, &bytes, |r| in_loop_def[r]),
         })
         .max_by_key(|x| x.live)
         .unwrap_or_default()
@@ -481,6 +480,25 @@ mod tests {
         // (a tree reduction's), keeps 32.
         assert_eq!(between_barriers(work(4, 4, 0), AVX2), 32);
         assert_eq!(between_barriers(None, AVX2), 32);
+    }
+
+    #[test]
+    fn the_widest_vectors_are_read_from_enabled_features_only() {
+        use super::widest_vectors;
+        assert_eq!(
+            widest_vectors("+sse4.2,+avx,+avx2,+fma,+avx512f"),
+            "AVX-512"
+        );
+        // A feature turned off (`WARPFOLD_CPU` capping) does not count.
+        assert_eq!(widest_vectors("+sse4.2,+avx,+avx2,-avx512f"), "AVX2");
+        assert_eq!(widest_vectors("+sse4.2,+avx,-avx2,-avx512f"), "AVX");
+        assert_eq!(widest_vectors("+sse4.2,-avx,-avx2"), "SSE4.2");
+        assert_eq!(widest_vectors("+sse2"), "SSE2");
+        // Names are whole: `+avx512fp16` alone is not `avx512f`.
+        assert_eq!(widest_vectors("+avx2,+avx512fp16"), "AVX2");
+        let t = crate::code_target();
+        assert!(t.contains(", AVX") || t.contains(", SSE"), "{t}");
+        assert!(t.ends_with(" MiB of cache"), "{t}");
     }
 
     #[test]
