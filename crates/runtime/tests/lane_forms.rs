@@ -713,6 +713,84 @@ fn indices_from_memory_that_wrap_inside_a_warp_reach_both_sides() {
     }
 }
 
+extern "C" {
+    fn mprotect(addr: *mut u8, len: usize, prot: i32) -> i32;
+}
+
+/// A readable page followed by one that cannot be read, unmapped on drop.
+struct GuardedPage(*mut u8);
+
+impl GuardedPage {
+    fn new() -> Option<GuardedPage> {
+        let (rw, anon) = (3, 0x22);
+        let a = unsafe { mmap(std::ptr::null_mut(), 2 * PAGE, rw, anon, -1, 0) };
+        if a == usize::MAX as *mut u8 {
+            return None;
+        }
+        let page = GuardedPage(a);
+        // PROT_NONE on the second page.
+        (unsafe { mprotect(a.add(PAGE), PAGE, 0) } == 0).then_some(page)
+    }
+
+    /// The last `n` f32s of the readable page.
+    fn last_floats(&mut self, n: usize) -> &mut [f32] {
+        unsafe { std::slice::from_raw_parts_mut(self.0.add(PAGE - 4 * n).cast(), n) }
+    }
+}
+
+impl Drop for GuardedPage {
+    fn drop(&mut self) {
+        unsafe {
+            munmap(self.0, 2 * PAGE);
+        }
+    }
+}
+
+#[test]
+fn a_partial_warps_load_stops_where_readable_memory_ends() {
+    // 40 floats ending at the end of a readable page: the second warp has
+    // 8 lanes on (16 at 16 lanes), and its whole vector would read up to
+    // 96 bytes of the page after it, which faults. Its lanes' elements are
+    // all readable, so it must load only them (without AVX-512 a whole
+    // vector is read where it stays inside one page, so the test of the
+    // page is what keeps this from faulting).
+    let Some(mut page) = GuardedPage::new() else {
+        eprintln!("skipped: no memory to map");
+        return;
+    };
+    let n = 40u32;
+    let input = page.last_floats(n as usize);
+    for (i, x) in input.iter_mut().enumerate() {
+        *x = i as f32 - 3.5;
+    }
+    let src = input.as_ptr() as u64;
+    for lanes in [16, 32] {
+        let dev = Device::new()
+            .with_backend(Backend::Cpu)
+            .with_warp_width(Some(lanes));
+        let m = module(&dev);
+        let k = kernel(&m, "stream", Backend::Cpu, [32, 1, 1]);
+        let out = dev.buffer_zeroed(n as usize * 4).unwrap();
+        let out64 = dev.buffer_zeroed(n as usize * 8).unwrap();
+        k.launch(
+            [2, 1, 1],
+            [32, 1, 1],
+            0,
+            &[
+                Arg::Buffer(&out),
+                Arg::Buffer(&out64),
+                Arg::U64(src),
+                Arg::U32(0),
+                Arg::U32(n),
+            ],
+        )
+        .unwrap();
+        let want: Vec<f32> = (0..n).map(|i| 2.0 * (i as f32 - 3.5) + 1.0).collect();
+        assert_eq!(out.to_vec::<f32>().unwrap(), want, "{lanes} lanes");
+        assert_eq!(k.warp_lanes_for([32, 1, 1], [2, 1, 1]), Some(lanes));
+    }
+}
+
 #[test]
 fn reversed_indices_load_and_store_in_reverse_lane_order() {
     let (n, threads) = (200u32, 256u32);
