@@ -275,6 +275,9 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// Per block id: the block advances a grid-stride loop (see
     /// `grid_stride`).
     pub(crate) grid_stride: Vec<bool>,
+    /// Each CTA reads its slice of one stream in one burst (see
+    /// `streams_once_per_cta`).
+    pub(crate) streams: bool,
     /// Index of the instruction being lowered in its block.
     pub(crate) cur_inst: usize,
     /// Per block id: the load that prefetches by its stride (instruction
@@ -289,6 +292,28 @@ pub(crate) struct Gen<'a, const W: u32> {
 const STRIDE_SLOTS: usize = 16;
 
 /// Per block id of `p`: whether the block lies on a cycle.
+/// Whether `p` has one global load and no loop (`in_loop`, per block id):
+/// a CTA then reads its slice of one stream in one burst (a block
+/// reduction, a copy), and what the next CTAs read is best asked for early
+/// (see `lower::stride_prefetch_for`).
+fn streams_once_per_cta(p: &Prepared, in_loop: &[bool]) -> bool {
+    let loads = p
+        .order
+        .iter()
+        .flat_map(|b| p.func.blocks[*b].insts.iter())
+        .filter(|i| {
+            matches!(
+                i.kind,
+                InstKind::Ld {
+                    space: Space::Global | Space::Generic,
+                    ..
+                }
+            )
+        })
+        .count();
+    !in_loop.contains(&true) && loads == 1
+}
+
 pub(crate) fn blocks_in_loops(p: &Prepared) -> Vec<bool> {
     blocks_on_cycles(p, |_| true)
 }
@@ -627,7 +652,9 @@ impl<'a, const W: u32> Gen<'a, W> {
         let id = self.cur_id as usize;
         let in_loop = self.in_loop.get(id).copied().unwrap_or(false);
         let grid_stride = self.grid_stride.get(id).copied().unwrap_or(false);
-        if self.stride_at == 0 || !crate::lower::stride_prefetch_for(in_loop, grid_stride) {
+        if self.stride_at == 0
+            || !crate::lower::stride_prefetch_for(in_loop, grid_stride, self.streams)
+        {
             return None;
         }
         let next = self.stride_slots.len();
@@ -1782,8 +1809,9 @@ pub fn emit<const W: u32>(
         state_layout::<W>(&reg_bits, &forms.forms, &liveness.anywhere);
     let in_loop = blocks_in_loops(p);
     let grid_stride = crate::grid_stride::grid_stride_blocks(p, &in_loop);
+    let streams = streams_once_per_cta(p, &in_loop);
     let prefetching_loads = p.order.iter().enumerate().any(|(id, b)| {
-        crate::lower::stride_prefetch_for(in_loop[id], grid_stride[id])
+        crate::lower::stride_prefetch_for(in_loop[id], grid_stride[id], streams)
             && f.blocks[*b].insts.iter().any(|i| {
                 matches!(
                     i.kind,
@@ -1862,6 +1890,7 @@ pub fn emit<const W: u32>(
             .map(|(first, free_loop)| first || free_loop)
             .collect(),
         in_loop,
+        streams,
         grid_stride,
         cur_inst: 0,
         stride_slots: std::collections::HashMap::new(),

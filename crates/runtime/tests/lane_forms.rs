@@ -1026,6 +1026,33 @@ fn stride_prefetch_leaves_grid_stride_sums_alone() {
     grid_stride_sums(Some(want));
 }
 
+/// Loads outside loops prefetch what the worker's next CTAs will read:
+/// on every CPU where a kernel without loops makes one load (`stream`: a
+/// CTA reads its slice of a stream in one burst), on Intel CPUs only
+/// where it makes more (`rowloads`: 17), never with
+/// `WARPFOLD_PREFETCH=off`. Compilation reads the knob, so the test runs
+/// again in a process of its own that has it.
+#[test]
+fn ctas_reading_one_stream_prefetch_what_the_next_ctas_read() {
+    let knob = std::env::var("WARPFOLD_PREFETCH").ok();
+    if knob.is_none() {
+        run_again_with(
+            "ctas_reading_one_stream_prefetch_what_the_next_ctas_read",
+            "WARPFOLD_PREFETCH",
+            &["off"],
+        );
+    }
+    let on = knob.as_deref() != Some("off");
+    let dev = Device::new().with_backend(Backend::Cpu);
+    let m = module(&dev);
+    for (name, want) in [("stream", on), ("rowloads", on && intel_host())] {
+        let k = kernel(&m, name, Backend::Cpu, [64, 1, 1]);
+        let c = k.compiled([64, 1, 1]);
+        let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+        assert_eq!(ir.contains("pf_stride"), want, "{name}: prefetch emitted");
+    }
+}
+
 /// A trip round a grid-stride loop costs an eighth of a turn's budget, so
 /// the warps of a CTA take turns every 8 trips; with budgets whose eighth
 /// is 2, 3 and 5 (and the default), the sums are still every lane's own,
