@@ -1010,14 +1010,11 @@ fn streaming_stores_write_what_cached_stores_write() {
 /// and checks in each whether the prefetch is emitted.
 #[test]
 fn stride_prefetch_leaves_grid_stride_sums_alone() {
-    let knob = std::env::var("WARPFOLD_PREFETCH").ok();
-    if knob.is_none() {
-        run_again_with(
-            "stride_prefetch_leaves_grid_stride_sums_alone",
-            "WARPFOLD_PREFETCH",
-            &["stride", "off"],
-        );
-    }
+    let knob = knob_or_run_again(
+        "stride_prefetch_leaves_grid_stride_sums_alone",
+        "WARPFOLD_PREFETCH",
+        &["stride", "off"],
+    );
     let want = match knob.as_deref() {
         Some("stride") => true,
         Some("off") => false,
@@ -1034,14 +1031,11 @@ fn stride_prefetch_leaves_grid_stride_sums_alone() {
 /// again in a process of its own that has it.
 #[test]
 fn ctas_reading_one_stream_prefetch_what_the_next_ctas_read() {
-    let knob = std::env::var("WARPFOLD_PREFETCH").ok();
-    if knob.is_none() {
-        run_again_with(
-            "ctas_reading_one_stream_prefetch_what_the_next_ctas_read",
-            "WARPFOLD_PREFETCH",
-            &["off"],
-        );
-    }
+    let knob = knob_or_run_again(
+        "ctas_reading_one_stream_prefetch_what_the_next_ctas_read",
+        "WARPFOLD_PREFETCH",
+        &["off"],
+    );
     let on = knob.as_deref() != Some("off");
     let dev = Device::new().with_backend(Backend::Cpu);
     let m = module(&dev);
@@ -1060,14 +1054,11 @@ fn ctas_reading_one_stream_prefetch_what_the_next_ctas_read() {
 /// the test runs again in processes of their own that have it.
 #[test]
 fn grid_stride_loops_take_turns_every_few_trips() {
-    let budget = std::env::var("WARPFOLD_YIELD_BUDGET").ok();
-    if budget.is_none() {
-        run_again_with(
-            "grid_stride_loops_take_turns_every_few_trips",
-            "WARPFOLD_YIELD_BUDGET",
-            &["16", "24", "40"],
-        );
-    }
+    let budget = knob_or_run_again(
+        "grid_stride_loops_take_turns_every_few_trips",
+        "WARPFOLD_YIELD_BUDGET",
+        &["16", "24", "40"],
+    );
     // At least 1 (the test script also runs everything with a budget of 2).
     let cost = (budget.map_or(16384, |b| b.parse::<u32>().unwrap()) / 8).max(1);
     grid_stride_sums(None);
@@ -1083,6 +1074,17 @@ fn grid_stride_loops_take_turns_every_few_trips() {
             && w[1].contains("i32* %budget")
     });
     assert!(spends, "a back edge spends {cost} of the budget");
+}
+
+/// This process's value of the environment variable `var`; without one,
+/// first runs test `name` again with each of `values` (see
+/// `run_again_with`).
+fn knob_or_run_again(name: &str, var: &str, values: &[&str]) -> Option<String> {
+    let knob = std::env::var(var).ok();
+    if knob.is_none() {
+        run_again_with(name, var, values);
+    }
+    knob
 }
 
 /// Runs test `name` again in a process of its own for each value of the
