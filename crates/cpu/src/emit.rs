@@ -276,8 +276,8 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// `grid_stride`).
     pub(crate) grid_stride: Vec<bool>,
     /// Each CTA reads its slice of one stream in one burst (see
-    /// `streams_once_per_cta`).
-    pub(crate) streams: bool,
+    /// `reads_one_stream`).
+    pub(crate) one_stream: bool,
     /// Index of the instruction being lowered in its block.
     pub(crate) cur_inst: usize,
     /// Per block id: the load that prefetches by its stride (instruction
@@ -287,16 +287,16 @@ pub(crate) struct Gen<'a, const W: u32> {
     stride_at: usize,
 }
 
-/// Loads in loops that remember their last address (for prefetching one
-/// stride ahead; see `lower::prefetch_stride`): 8 bytes of warp state each.
+/// Loads that remember their last address (for prefetching by the stride
+/// they learn, in a loop or from CTA to CTA; see `lower::prefetch_stride`):
+/// 8 bytes of warp state each.
 const STRIDE_SLOTS: usize = 16;
 
-/// Per block id of `p`: whether the block lies on a cycle.
-/// Whether `p` has one global load and no loop (`in_loop`, per block id):
-/// a CTA then reads its slice of one stream in one burst (a block
-/// reduction, a copy), and what the next CTAs read is best asked for early
-/// (see `lower::stride_prefetch_for`).
-fn streams_once_per_cta(p: &Prepared, in_loop: &[bool]) -> bool {
+/// Whether `p` makes one load from global (or generic) memory and has no
+/// loop (`in_loop`, per block id): a CTA then reads its slice of one
+/// stream in one burst (a block reduction, a copy), and what the next CTAs
+/// read is best asked for early (see `lower::stride_prefetch_for`).
+fn reads_one_stream(p: &Prepared, in_loop: &[bool]) -> bool {
     let loads = p
         .order
         .iter()
@@ -314,6 +314,7 @@ fn streams_once_per_cta(p: &Prepared, in_loop: &[bool]) -> bool {
     !in_loop.contains(&true) && loads == 1
 }
 
+/// Per block id of `p`: whether the block lies on a cycle.
 pub(crate) fn blocks_in_loops(p: &Prepared) -> Vec<bool> {
     blocks_on_cycles(p, |_| true)
 }
@@ -653,7 +654,7 @@ impl<'a, const W: u32> Gen<'a, W> {
         let in_loop = self.in_loop.get(id).copied().unwrap_or(false);
         let grid_stride = self.grid_stride.get(id).copied().unwrap_or(false);
         if self.stride_at == 0
-            || !crate::lower::stride_prefetch_for(in_loop, grid_stride, self.streams)
+            || !crate::lower::stride_prefetch_for(in_loop, grid_stride, self.one_stream)
         {
             return None;
         }
@@ -1809,9 +1810,9 @@ pub fn emit<const W: u32>(
         state_layout::<W>(&reg_bits, &forms.forms, &liveness.anywhere);
     let in_loop = blocks_in_loops(p);
     let grid_stride = crate::grid_stride::grid_stride_blocks(p, &in_loop);
-    let streams = streams_once_per_cta(p, &in_loop);
+    let one_stream = reads_one_stream(p, &in_loop);
     let prefetching_loads = p.order.iter().enumerate().any(|(id, b)| {
-        crate::lower::stride_prefetch_for(in_loop[id], grid_stride[id], streams)
+        crate::lower::stride_prefetch_for(in_loop[id], grid_stride[id], one_stream)
             && f.blocks[*b].insts.iter().any(|i| {
                 matches!(
                     i.kind,
@@ -1890,7 +1891,7 @@ pub fn emit<const W: u32>(
             .map(|(first, free_loop)| first || free_loop)
             .collect(),
         in_loop,
-        streams,
+        one_stream,
         grid_stride,
         cur_inst: 0,
         stride_slots: std::collections::HashMap::new(),
@@ -4368,11 +4369,28 @@ pub(crate) use Gen as Emitter;
 #[cfg(test)]
 mod tests {
     use super::{
-        cta_fn, no_jump_test, split_modules, state, state_layout, ChainCopies, ChainSlots,
-        FreshRound, NoJump, RegionSite, Slot, SPLIT_ABOVE_BYTES,
+        blocks_in_loops, cta_fn, no_jump_test, reads_one_stream, split_modules, state,
+        state_layout, ChainCopies, ChainSlots, FreshRound, NoJump, RegionSite, Slot,
+        SPLIT_ABOVE_BYTES,
     };
     use inkwell::context::Context;
     use inkwell::memory_buffer::MemoryBuffer;
+
+    /// Only a kernel with one global load and no loop reads one stream a
+    /// CTA (and prefetches the next CTAs' data on any CPU): the suite's
+    /// test kernels with one load (`stream`), seventeen (`rowloads`), and
+    /// three in a grid-stride loop (`gridstride`).
+    #[test]
+    fn one_load_outside_loops_is_one_stream_a_cta() {
+        let src = include_str!("../../runtime/tests/kernels/lane_forms.ptx");
+        let one_stream = |name| {
+            let p = crate::prepare::prepared(src, name);
+            reads_one_stream(&p, &blocks_in_loops(&p))
+        };
+        assert!(one_stream("stream"));
+        assert!(!one_stream("rowloads"));
+        assert!(!one_stream("gridstride"));
+    }
 
     /// The compare that says an index leaves no lane past a jump agrees
     /// with counting the lanes, around its constant and at the ends of

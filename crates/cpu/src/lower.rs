@@ -1655,7 +1655,7 @@ const CTA_PREFETCH_AHEAD: i64 = 2;
 /// the block reduction: 0.72-0.81x OpenMP without, 0.90-1.03x at 2 CTAs
 /// ahead (1 CTA ahead: 0.70-0.79x, 4: 0.77-0.98x). Elsewhere only in
 /// kernels whose CTAs each read their slice of one stream in one burst
-/// (`streams`, see `emit::streams_once_per_cta`). On Zen 3 (a VM;
+/// (`one_stream`, see `emit::reads_one_stream`). On Zen 3 (a VM;
 /// `scripts/ab.py`, prefetch against none), kernels with one load and no
 /// loop: the block reduction took 0.78-0.84 of the time (faster in 12 of
 /// 12 rounds), copy 0.84-0.91 (7 of 8), the warp-shuffle reduction
@@ -1664,9 +1664,9 @@ const CTA_PREFETCH_AHEAD: i64 = 2;
 /// 1.03, faster in 2 of 8) or lost: triad's two loads took 1.04-1.16
 /// (faster in 5 of 16 rounds), SpMV's 32 took 1.06-1.11 (2 of 10).
 /// `WARPFOLD_PREFETCH=off` turns it off.
-pub(crate) fn stride_prefetch_for(in_loop: bool, grid_stride: bool, streams: bool) -> bool {
+pub(crate) fn stride_prefetch_for(in_loop: bool, grid_stride: bool, one_stream: bool) -> bool {
     if !in_loop {
-        return prefetch_knob() != Some("off") && (intel_host() || streams);
+        return prefetch_knob() != Some("off") && (intel_host() || one_stream);
     }
     match prefetch_knob() {
         Some("stride") => true,

@@ -550,6 +550,7 @@ const FAR: usize = 1 << 34;
 extern "C" {
     fn mmap(addr: *mut u8, len: usize, prot: i32, flags: i32, fd: i32, off: i64) -> *mut u8;
     fn munmap(addr: *mut u8, len: usize) -> i32;
+    fn mprotect(addr: *mut u8, len: usize, prot: i32) -> i32;
 }
 
 impl FarPages {
@@ -713,15 +714,12 @@ fn indices_from_memory_that_wrap_inside_a_warp_reach_both_sides() {
     }
 }
 
-extern "C" {
-    fn mprotect(addr: *mut u8, len: usize, prot: i32) -> i32;
-}
-
 /// A readable page followed by one that cannot be read, unmapped on drop.
 struct GuardedPage(*mut u8);
 
 impl GuardedPage {
     fn new() -> Option<GuardedPage> {
+        // PROT_READ | PROT_WRITE; MAP_PRIVATE | MAP_ANONYMOUS.
         let (rw, anon) = (3, 0x22);
         let a = unsafe { mmap(std::ptr::null_mut(), 2 * PAGE, rw, anon, -1, 0) };
         if a == usize::MAX as *mut u8 {
@@ -748,14 +746,14 @@ impl Drop for GuardedPage {
 
 #[test]
 fn a_partial_warps_load_stops_where_readable_memory_ends() {
-    // 40 floats ending at the end of a readable page: the second warp has
-    // 8 lanes on (16 at 16 lanes), and its whole vector would read up to
-    // 96 bytes of the page after it, which faults. Its lanes' elements are
-    // all readable, so it must load only them (without AVX-512 a whole
-    // vector is read where it stays inside one page, so the test of the
-    // page is what keeps this from faulting).
+    // 40 floats ending at the end of a readable page: CTA 1's first warp
+    // has 8 lanes on (of 32, or of 16 at 16 lanes), and its whole vector
+    // would read 96 (32) bytes of the page after it, which faults. Its
+    // lanes' elements are all readable, so it must load only them (without
+    // AVX-512 a whole vector is read where it stays inside one page, so
+    // the test of the page is what keeps this from faulting).
     let Some(mut page) = GuardedPage::new() else {
-        eprintln!("skipped: no memory to map");
+        eprintln!("skipped: no pages to map and protect");
         return;
     };
     let n = 40u32;
