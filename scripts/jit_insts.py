@@ -12,6 +12,12 @@ annotated disassembly (count, address, instruction).
 Needs valgrind (apt-get install valgrind) and objdump. Use a small grid:
 callgrind runs about 50x slower (LLVM included).
 
+Valgrind shows the program an Intel CPU (CPUID `GenuineIntel`, which LLVM
+takes for a Haswell) whatever the host is. On other CPUs the code counted
+is therefore the code an Intel Haswell would get: its instruction
+scheduling, and the software prefetches warpfold emits on Intel CPUs only.
+The script says so when the host is not an Intel one.
+
   scripts/jit_insts.py -- K.ptx --kernel k --grid 4,16 --block 32,8 \\
       --arg zeros:f32:2097152 ... --reps 3
 """
@@ -60,6 +66,18 @@ def executed(cg_out, base, size):
     return cost
 
 
+def host_vendor():
+    """The host's CPU vendor as /proc/cpuinfo gives it (None if unknown)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("vendor_id"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
 def disassemble(path, base):
     out = subprocess.run(
         ["objdump", "-D", "-b", "binary", "-m", "i386:x86-64", f"--adjust-vma={base:#x}", path],
@@ -95,6 +113,10 @@ def main():
             cost = executed(cg, base, os.path.getsize(path))
             rows += [(cost.get(addr, 0), addr, text) for addr, text in disassemble(path, base)]
     total = sum(c for c, _, _ in rows)
+    vendor = host_vendor()
+    if vendor not in (None, "GenuineIntel"):
+        print(f"note: this {vendor} CPU is an Intel Haswell under valgrind: the code counted is "
+              "what warpfold compiles for that (Intel-only prefetches, Haswell scheduling)")
     print(f"instructions executed in compiled code: {total}")
     groups = collections.Counter(c for c, _, _ in rows if c)
     print("executions  instructions (that many times each)")
