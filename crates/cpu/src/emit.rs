@@ -336,22 +336,11 @@ fn blocks_in_barrier_free_loops(p: &Prepared) -> Vec<bool> {
 /// that all pass `through`.
 fn blocks_on_cycles(p: &Prepared, through: impl Fn(usize) -> bool) -> Vec<bool> {
     let n = p.order.len();
-    let succs: Vec<Vec<usize>> = p
-        .order
-        .iter()
-        .map(|b| match &p.func.blocks[*b].term {
-            Some(Terminator::Jump(t)) => vec![p.id_of[t.0 as usize] as usize],
-            Some(Terminator::Branch { then, els, .. }) => vec![
-                p.id_of[then.0 as usize] as usize,
-                p.id_of[els.0 as usize] as usize,
-            ],
-            _ => Vec::new(),
-        })
-        .collect();
     // Large kernels: no answer rather than quadratic work.
     if n > 4000 {
         return vec![false; n];
     }
+    let succs = p.succs();
     let ok: Vec<bool> = (0..n).map(&through).collect();
     (0..n)
         .map(|b| {

@@ -36,11 +36,9 @@ impl Prepared {
         })
     }
 
-    /// The control-flow graph by order id (see `id_of`): each block's
-    /// successors, and each block's predecessors.
-    pub(crate) fn edges(&self) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
-        let succs: Vec<Vec<usize>> = self
-            .order
+    /// Each block's successors, by order id (see `id_of`).
+    pub(crate) fn succs(&self) -> Vec<Vec<usize>> {
+        self.order
             .iter()
             .map(|b| {
                 crate::lanes::succs(&self.func.blocks[*b])
@@ -48,7 +46,13 @@ impl Prepared {
                     .map(|t| self.id_of[t.0 as usize] as usize)
                     .collect()
             })
-            .collect();
+            .collect()
+    }
+
+    /// The control-flow graph by order id (see `id_of`): each block's
+    /// successors, and each block's predecessors.
+    pub(crate) fn edges(&self) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+        let succs = self.succs();
         let mut preds = vec![Vec::new(); succs.len()];
         for (a, ss) in succs.iter().enumerate() {
             for &b in ss {
