@@ -1513,7 +1513,7 @@ fn load_strided<const W: u32>(g: &mut Gen<W>, h0: &str, f: u32, bits: u32, exec:
 pub(crate) struct LoadGroup(Vec<(usize, u32)>);
 
 /// Words per row of a `LoadGroup`: 16 lanes' worth of one vector.
-const ROW: u32 = 16;
+pub(crate) const ROW: u32 = 16;
 
 impl LoadGroup {
     pub(crate) fn first(&self) -> usize {
