@@ -1799,7 +1799,11 @@ pub fn emit<const W: u32>(
         state_layout::<W>(&reg_bits, &forms.forms, &liveness.anywhere);
     let in_loop = blocks_in_loops(p);
     let grid_stride = crate::grid_stride::grid_stride_blocks(p, &in_loop);
-    let one_stream = reads_one_stream(p, &in_loop);
+    // Zen 4 (AVX-512, not Intel) ran the block reduction slower with the
+    // CTA-ahead prefetch (see `lower::stride_prefetch_for`): not for kernels
+    // with barriers there.
+    let one_stream = reads_one_stream(p, &in_loop)
+        && !(features.contains("+avx512f") && p.barriers().next().is_some());
     let prefetching_loads = p.order.iter().enumerate().any(|(id, b)| {
         crate::lower::stride_prefetch_for(in_loop[id], grid_stride[id], one_stream)
             && f.blocks[*b].insts.iter().any(|i| {
