@@ -275,8 +275,8 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// Per block id: the block advances a grid-stride loop (see
     /// `grid_stride`).
     pub(crate) grid_stride: Vec<bool>,
-    /// Each CTA reads its slice of one stream in one burst (see
-    /// `reads_one_stream`).
+    /// Each CTA reads its slice of one stream in one burst, and the next
+    /// CTAs' slices are worth prefetching (see `cta_stream`).
     pub(crate) one_stream: bool,
     /// Index of the instruction being lowered in its block.
     pub(crate) cur_inst: usize,
@@ -312,6 +312,16 @@ fn reads_one_stream(p: &Prepared, in_loop: &[bool]) -> bool {
         })
         .count();
     !in_loop.contains(&true) && loads == 1
+}
+
+/// Whether loads outside loops prefetch the next CTAs' data on CPUs other
+/// than Intel's (which do it anyway; see `lower::stride_prefetch_for`):
+/// where `p` reads one stream (`reads_one_stream`), except in kernels with
+/// CTA barriers in code with AVX-512 (`features`), where the block
+/// reduction ran slower with the prefetch (Zen 4).
+fn cta_stream(p: &Prepared, in_loop: &[bool], features: &str) -> bool {
+    let avx512 = crate::width::widest_vectors(features) == "AVX-512";
+    reads_one_stream(p, in_loop) && !(avx512 && p.barriers().next().is_some())
 }
 
 /// Per block id of `p`: whether the block lies on a cycle.
@@ -1799,11 +1809,7 @@ pub fn emit<const W: u32>(
         state_layout::<W>(&reg_bits, &forms.forms, &liveness.anywhere);
     let in_loop = blocks_in_loops(p);
     let grid_stride = crate::grid_stride::grid_stride_blocks(p, &in_loop);
-    // Zen 4 (AVX-512, not Intel) ran the block reduction slower with the
-    // CTA-ahead prefetch (see `lower::stride_prefetch_for`): not for kernels
-    // with barriers there.
-    let one_stream = reads_one_stream(p, &in_loop)
-        && !(features.contains("+avx512f") && p.barriers().next().is_some());
+    let one_stream = cta_stream(p, &in_loop, features);
     let prefetching_loads = p.order.iter().enumerate().any(|(id, b)| {
         crate::lower::stride_prefetch_for(in_loop[id], grid_stride[id], one_stream)
             && f.blocks[*b].insts.iter().any(|i| {
@@ -4362,7 +4368,7 @@ pub(crate) use Gen as Emitter;
 #[cfg(test)]
 mod tests {
     use super::{
-        blocks_in_loops, cta_fn, no_jump_test, reads_one_stream, split_modules, state,
+        blocks_in_loops, cta_fn, cta_stream, no_jump_test, reads_one_stream, split_modules, state,
         state_layout, ChainCopies, ChainSlots, FreshRound, NoJump, RegionSite, Slot,
         SPLIT_ABOVE_BYTES,
     };
@@ -4383,6 +4389,23 @@ mod tests {
         assert!(one_stream("stream"));
         assert!(!one_stream("rowloads"));
         assert!(!one_stream("gridstride"));
+    }
+
+    /// A kernel reading one stream with a CTA barrier (`streambar`, a
+    /// block reduction's shape) prefetches the next CTAs' data only in
+    /// code without AVX-512; one without barriers (`stream`) in any.
+    #[test]
+    fn barriers_keep_the_cta_prefetch_only_without_avx512() {
+        let src = include_str!("../../runtime/tests/kernels/lane_forms.ptx");
+        let stream = |name, features| {
+            let p = crate::prepare::prepared(src, name);
+            cta_stream(&p, &blocks_in_loops(&p), features)
+        };
+        let (avx512, avx2) = ("+avx,+avx2,+fma,+avx512f", "+avx,+avx2,+fma,-avx512f");
+        assert!(stream("stream", avx512));
+        assert!(stream("stream", avx2));
+        assert!(stream("streambar", avx2));
+        assert!(!stream("streambar", avx512));
     }
 
     /// The compare that says an index leaves no lane past a jump agrees

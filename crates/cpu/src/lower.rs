@@ -1664,9 +1664,10 @@ const CTA_PREFETCH_AHEAD: i64 = 2;
 /// 1.03, faster in 2 of 8) or lost: triad's two loads took 1.04-1.16
 /// (faster in 5 of 16 rounds), SpMV's 32 took 1.06-1.11 (2 of 10).
 /// On Zen 4 (AVX-512; a VM) the block reduction ran faster without it
-/// (0.81-0.90 of the time, faster in 31 of 36 rounds), scan and the warp-shuffle
-/// reduction no differently, copy slower (1.05-1.13, faster in 2 of 20):
-/// there, kernels with CTA barriers have no `one_stream` (`emit::emit`).
+/// (0.81-0.90 of the time, faster in 31 of 36 rounds), scan and the
+/// warp-shuffle reduction no differently, copy slower (1.05-1.13, faster
+/// in 2 of 20): in code with AVX-512, kernels with CTA barriers have no
+/// `one_stream` (`emit::cta_stream`).
 /// `WARPFOLD_PREFETCH=off` turns it off.
 pub(crate) fn stride_prefetch_for(in_loop: bool, grid_stride: bool, one_stream: bool) -> bool {
     if !in_loop {

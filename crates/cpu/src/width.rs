@@ -201,9 +201,10 @@ fn barrier_free_loop(k: &Kernel) -> Option<LoopWork> {
 /// values at once, more than the room `pick` leaves in any register file
 /// (all of AVX-512's, four times AVX2's), so the transposition spills. At
 /// 16 lanes it is one 16 x 16 block. The SpMV benchmark: 7.5 -> 6.5 ms on
-/// AVX2 (Zen 3); on AVX-512 (Zen 4) 0.84 of the time at 32 lanes, faster
-/// in 6 of 6 interleaved rounds.
+/// AVX2 (Zen 3); on AVX-512 (Zen 4) 0.79-0.84 of the time at 32 lanes,
+/// faster in 14 of 14 interleaved rounds.
 fn narrower_for_load_groups(w: u32, features: &str, groups: impl FnOnce() -> bool) -> u32 {
+    // 32 lanes' rows of `ROW` 4-byte words.
     let transposed = 32 * crate::lower::ROW * 4;
     let room = register_file_bytes(features).0 * 3 / 4;
     if w == 32 && transposed > room && groups() {
