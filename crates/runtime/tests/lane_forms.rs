@@ -1025,7 +1025,7 @@ fn stride_prefetch_leaves_grid_stride_sums_alone() {
 /// on every CPU where a kernel without loops makes one load (`stream`: a
 /// CTA reads its slice of a stream in one burst), on Intel CPUs only
 /// where it makes more (`rowloads`: 17), in kernels with barriers
-/// (`streambar`) not on AMD CPUs with AVX-512, never with
+/// (`streambar`) not in code with AVX-512 on other CPUs, never with
 /// `WARPFOLD_PREFETCH=off`. Compilation reads the knob, so the test runs
 /// again in a process of its own that has it.
 #[test]
@@ -1048,7 +1048,8 @@ fn ctas_reading_one_stream_prefetch_what_the_next_ctas_read() {
             && match name {
                 "stream" => true,
                 "rowloads" => intel_host(),
-                // With a barrier (a block reduction): not on AMD's AVX-512.
+                // With a barrier (a block reduction): not in AVX-512 code
+                // on CPUs other than Intel's (`emit::cta_stream`).
                 _ => intel_host() || !avx512,
             };
         assert_eq!(ir.contains("pf_stride"), want, "{name}: prefetch emitted");
