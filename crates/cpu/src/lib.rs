@@ -29,6 +29,7 @@ mod past_jump;
 mod pool;
 mod prepare;
 mod region;
+mod shared_init;
 mod shared_regs;
 mod uniform;
 mod width;
@@ -123,6 +124,9 @@ pub struct CompiledKernel {
     deferral: Option<deferred_red::Deferral>,
     /// Two-dimensional grids run y first (see `cta_order`).
     y_first: bool,
+    /// Each CTA writes its static shared memory before reading it: the
+    /// driver need not clear it (see `shared_init`).
+    shared_written_first: bool,
     /// Milliseconds spent compiling (or loading from the disk cache).
     pub compile_ms: f64,
     /// Whether the machine code came from the disk cache.
@@ -141,6 +145,12 @@ impl CompiledKernel {
     /// warp and the kernel allows packing them).
     pub fn ctas_per_warp(&self) -> u32 {
         self.pack
+    }
+
+    /// Whether each CTA writes its static shared memory before reading
+    /// it, so that launches skip clearing it (see `shared_init`).
+    pub fn writes_shared_first(&self) -> bool {
+        self.shared_written_first
     }
 
     /// Lanes per warp in the generated code (32, or 8/16 where the kernel
@@ -448,6 +458,8 @@ fn compile_as(
             }
         )
     });
+    let shared_written_first =
+        packed.is_none() && shared_init::written_before_read(&p, &layout, shape);
     Ok(CompiledKernel {
         func,
         cache,
@@ -467,6 +479,7 @@ fn compile_as(
         _descs: e.descs,
         deferral: e.deferral,
         y_first: cta_order::y_first(&p),
+        shared_written_first,
         compile_ms: t0.elapsed().as_secs_f64() * 1e3,
         llvm_ir: e.ir,
     })
@@ -596,6 +609,9 @@ pub fn launch(
         // Each buffer the worker writes owns the cache lines around it
         // (see `own_buffer`); shared memory's slack lies within that.
         let shared_bytes = shared_len as usize + 16;
+        // Unless every CTA writes its shared memory before reading it.
+        let clear_shared =
+            shared_len > 0 && !(k.shared_written_first && pack == 1 && cfg.dynamic_shared == 0);
         let (mut shared_buf, s0) = own_buffer::<u8>(shared_bytes);
         let shared = &mut shared_buf[s0..s0 + shared_bytes];
         let local_bytes = (nthreads * k.frame_size.max(1)) as usize + 16;
@@ -725,7 +741,7 @@ pub fn launch(
                     for d in 0..3 {
                         envv[env::CTAID + d] = u64::from(id[d]);
                     }
-                    if shared_len > 0 {
+                    if clear_shared {
                         shared.fill(0);
                     }
                     let r = run_cta(k, &envv, states, &lanes, all_warps, id, bars, &mut tables);
@@ -753,7 +769,7 @@ pub fn launch(
             }
             // Fresh shared memory reads as zeros, as on the interpreter;
             // local memory too (none to clear without a frame).
-            if shared_len > 0 {
+            if clear_shared {
                 shared.fill(0);
             }
             if k.frame_size > 0 {
