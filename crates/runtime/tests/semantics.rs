@@ -69,6 +69,35 @@ fn watchdog_stops_a_runaway_kernel() {
 }
 
 #[test]
+fn watchdog_stops_a_runaway_grid_stride_loop() {
+    // Compiled grid-stride loops read the watchdog's flag only when their
+    // budget runs out (`Emitter::poll`, lazy).
+    for backend in [Backend::Cpu, Backend::Interp] {
+        let dev = Device::new()
+            .with_backend(backend)
+            .with_timeout(Some(Duration::from_millis(300)));
+        let m = module(&dev);
+        let data = dev.buffer_from(&[0i32; 64]).unwrap();
+        let k = m.kernel("stride_forever").unwrap();
+        let t0 = Instant::now();
+        let e = k
+            .launch([4, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&data)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("time limit") && e.contains("stride_forever"),
+            "{e}"
+        );
+        assert!(t0.elapsed() < Duration::from_secs(20));
+        if backend == Backend::Cpu {
+            let c = k.compiled([64, 1, 1]);
+            let ir = &c.as_ref().as_ref().expect("compiled").llvm_ir;
+            assert!(ir.contains("\nspent"), "the loop's lazy poll");
+        }
+    }
+}
+
+#[test]
 fn lanes_of_one_warp_can_take_a_lock_in_turn() {
     for backend in [Backend::Cpu, Backend::Interp] {
         let dev = Device::new()
