@@ -872,12 +872,14 @@ impl<'a, const W: u32> Gen<'a, W> {
     /// Stop if the watchdog says so (to `cancelled`), else count `cost`
     /// units of the warp's budget: go on to `go`, or to `out` when it runs
     /// out. With `lazy`, the watchdog's flag is read only when the budget
-    /// runs out (a launch then stops within one budget of visits): a
-    /// grid-stride loop's trip loses a load and a branch (histogram: 0.91
-    /// of the time, faster in 4 of 4 interleaved rounds on Zen 4). Not for
-    /// other loops: the same change there made stencil3d, batched LU and
-    /// bitonic 7-8% slower (LLVM allocated their large loops' registers
-    /// differently), sgemm 8% faster.
+    /// runs out: a grid-stride loop's trip loses a load and a branch
+    /// (histogram 0.88-0.91 of the time, faster in 4 of 4 interleaved
+    /// rounds, twice, on Zen 4). Only for loops where no warp waits (see
+    /// `grid_stride::loop_may_wait`), which therefore spend their budget
+    /// within one call and read the flag within one budget of trips. Not
+    /// for other loops: the same change there made stencil3d, batched LU
+    /// and bitonic 7-8% slower (LLVM allocated their large loops'
+    /// registers differently).
     pub(crate) fn poll(&mut self, go: &str, out: &str, cost: u32, lazy: bool) {
         let cancelled_or = |g: &mut Self, other: &str| {
             let cp = g.env(env::CANCEL);
@@ -2978,7 +2980,9 @@ fn dispatcher_and_blocks<const W: u32>(
         let y = g.label("yield");
         let grid_stride = g.grid_stride.get(from as usize).copied().unwrap_or(false);
         let cost = if grid_stride { grid_stride_cost } else { 1 };
-        g.poll(&to, &y, cost, grid_stride);
+        let lazy =
+            grid_stride && !crate::grid_stride::loop_may_wait(g.p, id as usize, from as usize);
+        g.poll(&to, &y, cost, lazy);
         g.emit_label(&y);
         crate::lower::set_next(g, &sc::<W>(32, u64::from(id)));
         g.line("store i1 true, i1* %yielded");
@@ -3459,7 +3463,7 @@ const INLINE_BELOW_BYTES: usize = 400_000;
 /// cold general code drops) and 340 KB of regions: twice the general
 /// function left its last two sites out and it ran 2.4x slower than the
 /// same scan with the tests (2.15 against 0.90 ms, 16384 CTAs).
-const REGION_BYTES_FLOOR: usize = INLINE_BELOW_BYTES;
+const REGION_BYTES_FLOOR: usize = 400_000;
 
 /// CTAs of at most this many warps have their lean rounds unrolled (see
 /// `unrolled_round`).

@@ -95,6 +95,49 @@ pub(crate) fn grid_stride_blocks(p: &Prepared, in_loop: &[bool]) -> Vec<bool> {
         .collect()
 }
 
+/// Whether a warp can wait (at a barrier or a warp collective) in the loop
+/// that the jump from block `latch` back to block `header` closes (ids of
+/// `p`): there it can leave its warp function on every trip and start the
+/// next call with a fresh yield budget, so a poll that reads the
+/// watchdog's flag only when the budget runs out might never read it.
+pub(crate) fn loop_may_wait(p: &Prepared, header: usize, latch: usize) -> bool {
+    let succs = p.succs();
+    let mut preds = vec![Vec::new(); succs.len()];
+    for (b, next) in succs.iter().enumerate() {
+        for &s in next {
+            preds[s].push(b);
+        }
+    }
+    // The natural loop: the header and whatever reaches the latch without
+    // passing it.
+    let mut seen = vec![false; succs.len()];
+    seen[header] = true;
+    let mut body = vec![header];
+    let mut todo = vec![latch];
+    while let Some(b) = todo.pop() {
+        if std::mem::replace(&mut seen[b], true) {
+            continue;
+        }
+        body.push(b);
+        todo.extend(preds[b].iter().copied());
+    }
+    body.iter().any(|&b| {
+        p.func.blocks[p.order[b]].insts.iter().any(|i| {
+            matches!(
+                i.kind,
+                InstKind::Bar { .. }
+                    | InstKind::Shfl { .. }
+                    | InstKind::Vote { .. }
+                    | InstKind::Match { .. }
+                    | InstKind::Redux { .. }
+                    | InstKind::WarpSync { .. }
+                    | InstKind::Call { .. }
+                    | InstKind::CallIndirect { .. }
+            )
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::grid_stride_blocks;

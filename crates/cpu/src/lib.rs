@@ -609,7 +609,8 @@ pub fn launch(
         // Each buffer the worker writes owns the cache lines around it
         // (see `own_buffer`); shared memory's slack lies within that.
         let shared_bytes = shared_len as usize + 16;
-        // Unless every CTA writes its shared memory before reading it.
+        // Each CTA starts from cleared shared memory, unless every CTA
+        // writes it before reading it (see `shared_init`).
         let clear_shared =
             shared_len > 0 && !(k.shared_written_first && pack == 1 && cfg.dynamic_shared == 0);
         let (mut shared_buf, s0) = own_buffer::<u8>(shared_bytes);
@@ -767,7 +768,8 @@ pub fn launch(
             for d in 0..3 {
                 envv[env::CTAID + d] = u64::from(ctaid[d]);
             }
-            // Fresh shared memory reads as zeros, as on the interpreter;
+            // Fresh shared memory reads as zeros, as on the interpreter
+            // (unless no CTA can read what it did not write: `clear_shared`);
             // local memory too (none to clear without a frame).
             if clear_shared {
                 shared.fill(0);

@@ -32,15 +32,14 @@ pub(crate) fn written_before_read(p: &Prepared, layout: &SharedLayout, shape: [u
     if shape[1] != 1 || shape[2] != 1 {
         return false;
     }
-    let Some((&var, &0)) = layout
-        .offsets
-        .iter()
-        .next()
-        .filter(|_| layout.offsets.len() == 1)
-    else {
+    if layout.offsets.len() != 1 {
+        return false;
+    }
+    let Some((&var, &0)) = layout.offsets.iter().next() else {
         return false;
     };
-    if layout.static_bytes > 4 * u64::from(shape[0]) {
+    // The padding up to dynamic shared memory is in the CTA's window too.
+    if layout.dynamic_base() > 4 * u64::from(shape[0]) {
         return false;
     }
     let f = &p.func;
@@ -65,7 +64,7 @@ pub(crate) fn written_before_read(p: &Prepared, layout: &SharedLayout, shape: [u
     }
     let forms = Forms::new(f);
     region.iter().any(|&b| {
-        let stores = f.blocks[b].insts.iter().any(|i| match &i.kind {
+        let stores = f.blocks[b].insts.iter().enumerate().any(|(k, i)| match &i.kind {
             InstKind::St {
                 space: Space::Shared,
                 ty,
@@ -77,7 +76,7 @@ pub(crate) fn written_before_read(p: &Prepared, layout: &SharedLayout, shape: [u
                     && ty.bits() == 32
                     && srcs.len() == 1
                     && addr.offset == 0
-                    && matches!(addr.base, AddrBase::Reg(r) if forms.of(r) == Some(Form { var: Some(var), tid: 4, c: 0 }))
+                    && matches!(addr.base, AddrBase::Reg(r) if forms.of(r, (b, k)) == Some(Form { var: Some(var), tid: 4, c: 0 }))
             }
             _ => false,
         });
@@ -142,40 +141,51 @@ struct Form {
     c: i64,
 }
 
-/// Largest coefficient or constant a form keeps: far from any wrap at 32
-/// bits with `%tid.x` below 1024.
+/// Largest coefficient or constant a form keeps: with `%tid.x` below 1024
+/// every value stays below 2^27, so no 32-bit operation wraps and widening
+/// keeps it.
 const LIMIT: i64 = 1 << 16;
 
-/// The forms of registers with one unguarded definition.
+/// The forms of registers with one unguarded definition, each read where
+/// that definition has run: in a block it dominates, or later in its own.
 struct Forms<'a> {
-    def: Vec<Option<&'a Inst>>,
+    def: Vec<Option<(BlockId, usize, &'a Inst)>>,
+    dom: crate::dom::Dominators,
 }
 
 impl<'a> Forms<'a> {
     fn new(f: &'a Function) -> Forms<'a> {
         let mut count = vec![0u32; f.regs.len()];
         let mut def = vec![None; f.regs.len()];
-        for (_, b) in f.blocks.iter() {
-            for i in &b.insts {
+        for (b, block) in f.blocks.iter() {
+            for (k, i) in block.insts.iter().enumerate() {
                 for r in crate::uniform::defs(&i.kind) {
                     count[r.0 as usize] += 1;
-                    def[r.0 as usize] = Some(i);
+                    def[r.0 as usize] = Some((b, k, i));
                 }
             }
         }
         for (d, n) in def.iter_mut().zip(&count) {
-            if *n != 1 || d.is_some_and(|i| i.guard.is_some()) {
+            if *n != 1 || d.is_some_and(|(_, _, i)| i.guard.is_some()) {
                 *d = None;
             }
         }
-        Forms { def }
+        let succs = |b: usize| -> Vec<usize> {
+            crate::lanes::succs(&f.blocks[BlockId(b as u32)])
+                .iter()
+                .map(|s| s.0 as usize)
+                .collect()
+        };
+        let dom = crate::dom::Dominators::new(f.blocks.len(), f.entry.0 as usize, &succs);
+        Forms { def, dom }
     }
 
-    fn of(&self, r: Reg) -> Option<Form> {
-        self.form(Value::Reg(r), 0)
+    /// The form of register `r` as read by instruction `at` (block, index).
+    fn of(&self, r: Reg, at: (BlockId, usize)) -> Option<Form> {
+        self.form(Value::Reg(r), at, 0)
     }
 
-    fn form(&self, v: Value, depth: u32) -> Option<Form> {
+    fn form(&self, v: Value, at: (BlockId, usize), depth: u32) -> Option<Form> {
         let r = match v {
             Value::Imm(c) => {
                 let c = i64::try_from(c).ok().filter(|c| *c < LIMIT)?;
@@ -190,8 +200,19 @@ impl<'a> Forms<'a> {
         if depth > 16 {
             return None;
         }
-        let sub = |v: Value| self.form(v, depth + 1);
-        let form = match &self.def.get(r.0 as usize).copied().flatten()?.kind {
+        let (db, dk, inst) = self.def.get(r.0 as usize).copied().flatten()?;
+        let before = if db == at.0 {
+            dk < at.1
+        } else {
+            self.dom.dominates(db.0 as usize, at.0 .0 as usize)
+        };
+        if !before {
+            return None;
+        }
+        let sub = |v: Value| self.form(v, (db, dk), depth + 1);
+        // Operations narrower than 32 bits could wrap or truncate.
+        let wide = |ty: &Ty| ty.is_int() && ty.bits() >= 32;
+        let form = match &inst.kind {
             InstKind::ReadSpecial {
                 sreg: Special::Tid(0),
                 ..
@@ -209,22 +230,23 @@ impl<'a> Forms<'a> {
                 tid: 0,
                 c: 0,
             },
-            InstKind::Mov { src, .. } => sub(*src)?,
-            // Widening a small non-negative value keeps it.
+            InstKind::Mov { ty, src, .. } if ty.bits() >= 32 => sub(*src)?,
+            // Widening a non-negative value (below 2^27) keeps it.
             InstKind::Cvt {
                 dst_ty,
                 src_ty,
                 src,
                 ..
-            } if dst_ty.is_int() && src_ty.is_int() && dst_ty.bits() >= src_ty.bits() => {
+            } if wide(dst_ty) && wide(src_ty) && dst_ty.bits() >= src_ty.bits() => {
                 let x = sub(*src)?;
                 (x.var.is_none() && x.tid >= 0 && x.c >= 0).then_some(x)?
             }
             InstKind::Int {
                 op: IntOp::Add,
+                ty,
                 args,
                 ..
-            } if args.len() == 2 => {
+            } if args.len() == 2 && wide(ty) => {
                 let (a, b) = (sub(args[0])?, sub(args[1])?);
                 if a.var.is_some() && b.var.is_some() {
                     return None;
@@ -236,8 +258,10 @@ impl<'a> Forms<'a> {
                 }
             }
             // A small non-negative value scaled by a constant.
-            InstKind::Int { op, args, .. }
-                if args.len() == 2 && matches!(op, IntOp::MulLo | IntOp::MulWide | IntOp::Shl) =>
+            InstKind::Int { op, ty, args, .. }
+                if args.len() == 2
+                    && wide(ty)
+                    && matches!(op, IntOp::MulLo | IntOp::MulWide | IntOp::Shl) =>
             {
                 let (x, k) = match (args[0], args[1]) {
                     (x, Value::Imm(k)) => (sub(x)?, k),
@@ -377,5 +401,28 @@ JOIN:
         // A barrier before the store.
         let late = edit("JOIN:\n", "JOIN:\n    bar.sync 0;\n");
         assert!(!first(&late, 1024, 256));
+        // The index defined on one side of the branch only (threads that
+        // skip it read the register as 0 and all store word 0).
+        let one_side = edit(
+            "    mul.wide.s32 %rd2, %r1, 4;",
+            "    mov.u32 %r2, %tid.x;\n    mul.wide.s32 %rd2, %r1, 4;",
+        );
+        let one_side = edit_of(
+            &one_side,
+            "mul.wide.s32 %rd4, %r1, 4;",
+            "mul.wide.s32 %rd4, %r2, 4;",
+        );
+        assert!(!first(&one_side, 1024, 256));
+        // The index truncated to 8 bits (threads 256 on store over 0 on).
+        let narrow = edit(
+            "mul.wide.s32 %rd4, %r1, 4;",
+            "cvt.u32.u8 %r2, %r1;\n    mul.wide.s32 %rd4, %r2, 4;",
+        );
+        assert!(first(SCAN_START, 2048, 512));
+        assert!(!first(&narrow, 2048, 512));
+        // The padding before dynamic shared memory (1000 bytes round up to
+        // 1008) is in the window but no thread's word.
+        assert!(!first(SCAN_START, 1000, 250));
+        assert!(first(SCAN_START, 1008, 252));
     }
 }

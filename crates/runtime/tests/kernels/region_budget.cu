@@ -2,7 +2,7 @@
 //   warpfold inspect region_budget.cu --emit ptx > region_budget.ptx
 
 // The suite's block scan without its bounds tests (every thread has an
-// input): 16 barriers, each with a region of its own. Without the tests'
+// input): 17 barriers, each with a region of its own. Without the tests'
 // branches the general warp function is small, and region functions used
 // to be held to twice its size: the last two barriers got none.
 #define B 256
