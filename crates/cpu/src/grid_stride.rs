@@ -101,16 +101,10 @@ pub(crate) fn grid_stride_blocks(p: &Prepared, in_loop: &[bool]) -> Vec<bool> {
 /// next call with a fresh yield budget, so a poll that reads the
 /// watchdog's flag only when the budget runs out might never read it.
 pub(crate) fn loop_may_wait(p: &Prepared, header: usize, latch: usize) -> bool {
-    let succs = p.succs();
-    let mut preds = vec![Vec::new(); succs.len()];
-    for (b, next) in succs.iter().enumerate() {
-        for &s in next {
-            preds[s].push(b);
-        }
-    }
+    let (_, preds) = p.edges();
     // The natural loop: the header and whatever reaches the latch without
     // passing it.
-    let mut seen = vec![false; succs.len()];
+    let mut seen = vec![false; preds.len()];
     seen[header] = true;
     let mut body = vec![header];
     let mut todo = vec![latch];
@@ -123,17 +117,11 @@ pub(crate) fn loop_may_wait(p: &Prepared, header: usize, latch: usize) -> bool {
     }
     body.iter().any(|&b| {
         p.func.blocks[p.order[b]].insts.iter().any(|i| {
-            matches!(
-                i.kind,
-                InstKind::Bar { .. }
-                    | InstKind::Shfl { .. }
-                    | InstKind::Vote { .. }
-                    | InstKind::Match { .. }
-                    | InstKind::Redux { .. }
-                    | InstKind::WarpSync { .. }
-                    | InstKind::Call { .. }
-                    | InstKind::CallIndirect { .. }
-            )
+            crate::prepare::is_sync_point(&i.kind)
+                || matches!(
+                    i.kind,
+                    InstKind::Call { .. } | InstKind::CallIndirect { .. }
+                )
         })
     })
 }
