@@ -384,6 +384,15 @@ fn parse_peer(out: std::io::Result<std::process::Output>) -> Run {
     }
 }
 
+/// A command for a peer's process (or its build) that runs on every CPU
+/// the process may use, whatever the launching thread is bound to (see
+/// `warpfold::bind_threads`).
+fn peer_command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut cmd = Command::new(program);
+    warpfold::unbind_child(&mut cmd);
+    cmd
+}
+
 fn build(cmd: &mut Command) -> Result<(), String> {
     let o = cmd.output().map_err(|e| e.to_string())?;
     if o.status.success() {
@@ -424,7 +433,7 @@ pub fn run(opts: &Options) -> Result<Report, String> {
     let host = work.join("ocl_host");
     let pocl_ok = opts.pocl
         && build(
-            Command::new("gcc")
+            peer_command("gcc")
                 .args(["-O2", "-I"])
                 .arg(&common)
                 .arg(common.join("ocl_host.c"))
@@ -454,7 +463,7 @@ pub fn run(opts: &Options) -> Result<Report, String> {
         let omp_exe = opts.openmp.then(|| {
             let exe = work.join(format!("omp_{name}"));
             build(
-                Command::new("gcc")
+                peer_command("gcc")
                     .args(["-O3", "-march=native", "-fopenmp", "-o"])
                     .arg(&exe)
                     .arg(dir.join("omp.c"))
@@ -482,7 +491,7 @@ pub fn run(opts: &Options) -> Result<Report, String> {
                     (0..3).map(|i| (grid[i] * block[i]).to_string()).collect();
                 let local: Vec<String> = block.iter().map(|b| b.to_string()).collect();
                 pocl_rounds.push(parse_peer(
-                    Command::new(&host)
+                    peer_command(&host)
                         .env("WF_CHECKSUM", d.checksum.as_deref().unwrap_or("plain"))
                         .env("WF_DUMP", &pocl_dump)
                         .arg(dir.join("kernel.cl"))
@@ -497,7 +506,7 @@ pub fn run(opts: &Options) -> Result<Report, String> {
             }
             if let Some(Ok(exe)) = &omp_exe {
                 omp_rounds.push(parse_peer(
-                    Command::new(exe)
+                    peer_command(exe)
                         .env("WF_DUMP", &omp_dump)
                         .arg(d.n.to_string())
                         .arg(&per_round)

@@ -119,6 +119,11 @@ struct InspectArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Launching thread and workers each on a CPU of their own (see
+    // `warpfold::bind_threads`), unless WARPFOLD_BIND=off.
+    if std::env::var("WARPFOLD_BIND").map_or(true, |v| v != "off") {
+        warpfold::bind_threads();
+    }
     let result = match cli.command {
         Command::Run(a) => run(a),
         Command::Inspect(a) => inspect(a),

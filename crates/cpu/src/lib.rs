@@ -36,6 +36,7 @@ mod width;
 
 pub use jit::CacheUse;
 pub use lanes::Shape;
+pub use pool::{bind_threads, unbind_child};
 pub use prepare::Unsupported;
 
 use emit::{env, state};
