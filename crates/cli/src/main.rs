@@ -120,8 +120,14 @@ struct InspectArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Launching thread and workers each on a CPU of their own (see
-    // `warpfold::bind_threads`), unless WARPFOLD_BIND=off.
-    if std::env::var("WARPFOLD_BIND").map_or(true, |v| v != "off") {
+    // `warpfold::bind_threads`): by default for `bench`, where one process
+    // has the machine; WARPFOLD_BIND=on|off says for every command.
+    let bind = match std::env::var("WARPFOLD_BIND").as_deref() {
+        Ok("on") => true,
+        Ok("off") => false,
+        _ => matches!(cli.command, Command::Bench(_)),
+    };
+    if bind {
         warpfold::bind_threads();
     }
     let result = match cli.command {

@@ -8,14 +8,16 @@
 //! pipeline of kernels) reach them in about a microsecond, and idle ones
 //! sleep within `SPIN` so they take no time from other processes.
 //!
-//! With `bind_threads` (the command-line tool calls it), worker `w` runs
-//! on the w-th CPU the process may use and each launching thread, from its
-//! first launch on, on the first. Unbound, the launching thread and a
-//! worker now and then shared one CPU for several milliseconds (the
-//! scheduler wakes a thread near its waker): on the 2-CPU VM a whole round
-//! of a benchmark's launches then took twice as long (in one run of the
-//! suite 4 of 20 launches of scan and of stencil3d, 1 of spmv; bound, none
-//! of any kernel's).
+//! With `bind_threads` (`warpfold bench` calls it), on Linux, worker `w`
+//! is bound to the CPU at index `w` of the process's CPUs and each thread
+//! that launches on several workers to index 0, at its first such launch.
+//! Unbound, the launching thread and a worker now and then shared one CPU
+//! for several milliseconds (the scheduler wakes a thread near its waker):
+//! on the 2-CPU VM a whole round of a benchmark's launches then took twice
+//! as long (in one run of the suite 4 of 20 launches of scan and of
+//! stencil3d, 1 of spmv; bound, none in one run and 1 of reduce in the
+//! next). Several bound processes at once share the same CPUs, hence not
+//! the default.
 
 use std::any::Any;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
@@ -29,18 +31,23 @@ const SPIN: Duration = Duration::from_micros(100);
 /// Whether threads bind themselves to CPUs (see `bind_threads`).
 static BIND: AtomicBool = AtomicBool::new(false);
 
-/// The CPUs the process could use before any thread was bound.
+/// The process's CPUs (its main thread's), read when binding is turned
+/// on; empty where unknown (then nothing is bound).
 static CPUS: OnceLock<Vec<usize>> = OnceLock::new();
 
-/// From now on, bind each pool worker and each thread that launches to a
-/// CPU of its own (see the module comment). Idempotent.
+/// From now on, bind each pool worker and each thread that launches on
+/// several workers to a CPU (see the module comment). Idempotent. Nothing
+/// is bound when the pool has more threads than the process has CPUs, or
+/// beyond Linux, or with more than `CPU_SETSIZE` (1024) CPUs.
 pub fn bind_threads() {
+    // The count of cores, cached while this thread can still see them all.
+    let _ = warpfold_interp::cores();
     CPUS.get_or_init(allowed_cpus);
     BIND.store(true, Ordering::Release);
 }
 
-/// Make `cmd`'s process run on every CPU this process could use before
-/// `bind_threads` (a child inherits its parent thread's binding).
+/// Make `cmd`'s process run on every CPU of this process again (a child
+/// inherits its parent thread's binding); nothing when binding is off.
 pub fn unbind_child(cmd: &mut std::process::Command) {
     #[cfg(target_os = "linux")]
     if let Some(cpus) = CPUS.get().filter(|c| !c.is_empty()) {
@@ -58,13 +65,15 @@ pub fn unbind_child(cmd: &mut std::process::Command) {
     let _ = cmd;
 }
 
-/// The CPUs this thread may run on, in order (none where unknown).
+/// The CPUs the process's main thread may run on, in order (none where
+/// unknown): not the caller's, which its owner may have bound.
 fn allowed_cpus() -> Vec<usize> {
     #[cfg(target_os = "linux")]
     // SAFETY: a zeroed cpu_set_t is valid; the call writes at most its size.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+        let main = libc::getpid();
+        if libc::sched_getaffinity(main, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
             return (0..libc::CPU_SETSIZE as usize)
                 .filter(|&c| libc::CPU_ISSET(c, &set))
                 .collect();
@@ -91,8 +100,8 @@ fn bind_once(k: usize) {
         return;
     }
     #[cfg(target_os = "linux")]
-    if let Some(cpus) = CPUS.get().filter(|c| !c.is_empty()) {
-        let set = cpu_set(&[cpus[k % cpus.len()]]);
+    if let Some(cpus) = CPUS.get().filter(|c| c.len() > pool().threads) {
+        let set = cpu_set(&[cpus[k]]);
         // SAFETY: the set is valid; a failure leaves the thread unbound.
         unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
     }
@@ -158,8 +167,9 @@ fn pool() -> &'static Pool {
         let wanted = warpfold_interp::cores().saturating_sub(1);
         let mut threads = 0;
         for w in 1..=wanted {
+            // Short enough for Linux's 15-byte thread names.
             let spawned = std::thread::Builder::new()
-                .name(format!("warpfold-worker-{w}"))
+                .name(format!("wf-worker-{w}"))
                 .spawn(move || worker(shared, w));
             if spawned.is_err() {
                 break;

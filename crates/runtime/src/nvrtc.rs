@@ -50,7 +50,9 @@ pub fn candidates() -> Vec<PathBuf> {
 fn python_paths() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     for py in ["python3", "python"] {
-        let out = std::process::Command::new(py)
+        let mut cmd = std::process::Command::new(py);
+        warpfold_cpu::unbind_child(&mut cmd);
+        let out = cmd
             .args([
                 "-c",
                 "import sys; print('\\n'.join(p for p in sys.path if p))",

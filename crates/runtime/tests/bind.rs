@@ -24,6 +24,20 @@ const PTX: &str = r#".version 7.0
 }
 "#;
 
+/// Worker 1's thread name (see `pool.rs`; Linux keeps 15 bytes of it).
+const THREAD_1: &str = "wf-worker-1";
+
+/// The CPUs of a list such as `0-3,8`.
+fn expand(list: &str) -> Vec<usize> {
+    list.split(',')
+        .flat_map(|part| {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            let (a, b): (usize, usize) = (a.parse().unwrap(), b.parse().unwrap());
+            a..=b
+        })
+        .collect()
+}
+
 /// The `Cpus_allowed_list` line of a `/proc/.../status` text.
 fn allowed(status: &str) -> String {
     status
@@ -51,9 +65,21 @@ fn launching_threads_bind_and_children_do_not() {
     assert_eq!(out.to_vec::<u32>().unwrap(), want);
     let after = allowed(&std::fs::read_to_string("/proc/thread-self/status").unwrap());
     let first = before.split([',', '-']).next().expect("a CPU").to_string();
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The process's CPUs (this thread's count is 1 once it is bound).
+    let cpus = expand(&before).len();
     if cpus > 1 {
         assert_eq!(after, first, "the launching thread is bound (was {before})");
+        // Worker 1 (it ran a share of the launch) on the second CPU.
+        let second = expand(&before)[1].to_string();
+        let worker = std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter_map(|t| t.ok())
+            .find(|t| {
+                std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == THREAD_1)
+            })
+            .expect("worker 1 runs");
+        let status = std::fs::read_to_string(worker.path().join("status")).unwrap();
+        assert_eq!(allowed(&status), second, "worker 1 is bound");
     }
     let mut child = std::process::Command::new("cat");
     child.arg("/proc/self/status");
