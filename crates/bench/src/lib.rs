@@ -648,7 +648,8 @@ fn machine() -> String {
                 .map(|(_, v)| v.trim())
         })
         .unwrap_or("unknown CPU");
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Counted before any thread was bound to a CPU.
+    let cpus = warpfold::cores();
     format!("{model}, {cpus} CPUs; code for {}", warpfold::code_target())
 }
 

@@ -2243,7 +2243,7 @@ const SPLIT_ABOVE_BYTES: usize = 60_000;
 fn split_modules(ir: &str, prelude_end: usize, general_end: usize, cta_end: usize) -> Vec<String> {
     let (prelude, general) = (&ir[..prelude_end], &ir[prelude_end..general_end]);
     let (rest, helpers) = (&ir[general_end..cta_end], &ir[cta_end..]);
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = warpfold_interp::cores();
     let wanted = std::env::var("WARPFOLD_SPLIT").map_or(true, |v| v != "off");
     // Unrolled rounds run the first round through the general function
     // too, inlined once per warp (scan: 3.5 -> 5.1 ms called instead).
@@ -4511,7 +4511,7 @@ mod tests {
         let ir = format!("{prelude}{general}{rest}{helpers}");
         let (a, b) = (prelude.len(), prelude.len() + general.len());
         let modules = split_modules(&ir, a, b, b + rest.len());
-        if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        if warpfold_interp::cores() < 2 {
             assert_eq!(modules, vec![ir]);
             return;
         }

@@ -214,7 +214,15 @@ fn codegen_all(modules: &[String]) -> Result<Vec<Vec<u8>>, Unsupported> {
         eprintln!("warpfold: {} modules compiled at once", modules.len());
     }
     std::thread::scope(|s| {
-        let threads: Vec<_> = others.iter().map(|ir| s.spawn(|| codegen(ir))).collect();
+        let threads: Vec<_> = others
+            .iter()
+            .map(|ir| {
+                s.spawn(|| {
+                    crate::pool::unbind_thread();
+                    codegen(ir)
+                })
+            })
+            .collect();
         let mut objs = vec![codegen(first)];
         for t in threads {
             objs.push(t.join().unwrap_or_else(|_| {

@@ -832,6 +832,7 @@ pub fn launch(
             if let Some(d) = deadline {
                 let (cancel, done) = (&cancel, &done);
                 s.spawn(move || {
+                    crate::pool::unbind_thread();
                     while !done.load(Ordering::Relaxed) {
                         if Instant::now() >= d {
                             cancel.store(1, Ordering::Relaxed);

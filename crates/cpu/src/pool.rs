@@ -65,6 +65,21 @@ pub fn unbind_child(cmd: &mut std::process::Command) {
     let _ = cmd;
 }
 
+/// Let this thread run on every CPU of the process again, if binding is
+/// on: for threads a bound thread starts that should not share its CPU
+/// (the JIT's code generation of a second module, the watchdog).
+pub(crate) fn unbind_thread() {
+    #[cfg(target_os = "linux")]
+    if let Some(cpus) = CPUS
+        .get()
+        .filter(|c| !c.is_empty() && BIND.load(Ordering::Acquire))
+    {
+        let set = cpu_set(cpus);
+        // SAFETY: the set is valid; a failure leaves the thread as it was.
+        unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    }
+}
+
 /// The CPUs the process's main thread may run on, in order (none where
 /// unknown): not the caller's, which its owner may have bound.
 fn allowed_cpus() -> Vec<usize> {

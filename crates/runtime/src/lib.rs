@@ -22,7 +22,7 @@ pub mod nvrtc;
 
 pub use args::Arg;
 pub use warpfold_cpu::{bind_threads, code_target, unbind_child, CacheUse};
-pub use warpfold_interp::{ExecError, ExecOptions, LaunchStats};
+pub use warpfold_interp::{cores, ExecError, ExecOptions, LaunchStats};
 pub use warpfold_ir as ir;
 pub use warpfold_ptx::{Diagnostic, Diagnostics};
 
