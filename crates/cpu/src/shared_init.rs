@@ -43,7 +43,7 @@ pub(crate) fn written_before_read(p: &Prepared, layout: &SharedLayout, shape: [u
         return false;
     }
     let f = &p.func;
-    let Some(region) = entry_region(p) else {
+    let Some((region, _)) = before_barriers(p, None) else {
         return false;
     };
     // Nothing on the way to the first barriers may read shared memory.
@@ -84,52 +84,41 @@ pub(crate) fn written_before_read(p: &Prepared, layout: &SharedLayout, shape: [u
     })
 }
 
-/// The blocks a thread can reach from the entry before any barrier, or
-/// `None` when a barrier on the way does not wait for the whole CTA.
-fn entry_region(p: &Prepared) -> Option<Vec<BlockId>> {
+/// Where a thread can go from the entry up to its first barrier, never
+/// entering block `avoid`: the blocks it runs, and whether it can reach a
+/// barrier or its end that way; `None` when a barrier on the way does not
+/// wait for the whole CTA.
+fn before_barriers(p: &Prepared, avoid: Option<BlockId>) -> Option<(Vec<BlockId>, bool)> {
     let f = &p.func;
     let mut seen = vec![false; f.blocks.len()];
     let mut todo = vec![f.entry];
-    let mut region = Vec::new();
+    let (mut blocks, mut out) = (Vec::new(), false);
     while let Some(b) = todo.pop() {
-        if std::mem::replace(&mut seen[b.0 as usize], true) {
+        if Some(b) == avoid || std::mem::replace(&mut seen[b.0 as usize], true) {
             continue;
         }
         let block = &f.blocks[b];
         if let Some(InstKind::Bar { kind, count, .. }) = block.insts.first().map(|i| &i.kind) {
             match (kind, count) {
-                (BarKind::Sync | BarKind::Red(_), None) => continue,
+                (BarKind::Sync | BarKind::Red(_), None) => {
+                    out = true;
+                    continue;
+                }
                 _ => return None,
             }
         }
-        region.push(b);
-        todo.extend(crate::lanes::succs(block));
+        let next = crate::lanes::succs(block);
+        out |= next.is_empty();
+        blocks.push(b);
+        todo.extend(next);
     }
-    Some(region)
+    Some((blocks, out))
 }
 
 /// Whether every path from the entry to a barrier or to the end of the
 /// thread goes through block `via`.
 fn every_path_passes(p: &Prepared, via: BlockId) -> bool {
-    let f = &p.func;
-    let mut seen = vec![false; f.blocks.len()];
-    let mut todo = vec![f.entry];
-    while let Some(b) = todo.pop() {
-        if b == via || std::mem::replace(&mut seen[b.0 as usize], true) {
-            continue;
-        }
-        let block = &f.blocks[b];
-        let at_barrier = matches!(
-            block.insts.first().map(|i| &i.kind),
-            Some(InstKind::Bar { .. })
-        );
-        let next = crate::lanes::succs(block);
-        if at_barrier || next.is_empty() {
-            return false;
-        }
-        todo.extend(next);
-    }
-    true
+    before_barriers(p, Some(via)).is_some_and(|(_, out)| !out)
 }
 
 /// A value as `var + tid * %tid.x + c` (`var`: the address of a shared
