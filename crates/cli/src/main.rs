@@ -56,6 +56,12 @@ struct Source {
     /// Compile .cu input with --use_fast_math.
     #[arg(long)]
     fast_math: bool,
+    /// Fuse a `mul` and the `add`/`sub` reading it into one `fma` where
+    /// the PTX gives them no rounding modifier, as ptxas does by default
+    /// (`--fmad false`: round each on its own, and compile .cu input with
+    /// `--fmad=false`). The default is on unless WARPFOLD_FMAD=off.
+    #[arg(long, value_name = "BOOL")]
+    fmad: Option<bool>,
 }
 
 #[derive(Args)]
@@ -155,7 +161,11 @@ fn ptx_text(s: &Source) -> Res<String> {
         let opts = nvrtc::Options {
             arch: s.arch,
             fast_math: s.fast_math,
-            extra: Vec::new(),
+            extra: if s.fmad.unwrap_or_else(warpfold::fmad_from_env) {
+                Vec::new()
+            } else {
+                vec!["--fmad=false".into()]
+            },
         };
         return nvrtc::compile(&text, &s.file.display().to_string(), &opts)
             .map_err(|e| e.to_string());
@@ -164,6 +174,7 @@ fn ptx_text(s: &Source) -> Res<String> {
 }
 
 fn load(dev: &Device, s: &Source) -> Res<(Module, f64)> {
+    let dev = &dev.clone().with_fmad_default(s.fmad);
     let text =
         std::fs::read(&s.file).map_err(|e| format!("cannot read {}: {e}", s.file.display()))?;
     let text = String::from_utf8_lossy(&text).into_owned();

@@ -1692,7 +1692,11 @@ impl<'a, const W: u32> Gen<'a, W> {
         let mut xs = Vec::new();
         // abs/neg/copysign show their operand's NaN payload: it must be the
         // canonical one the GPU's arithmetic made.
-        let keeps_payload = matches!(op, FloatOp::Abs | FloatOp::Neg | FloatOp::Copysign);
+        // A lazily canonical negation is read by arithmetic alone (see
+        // `lazily_canonical_floats`), which hides any NaN's bits.
+        let dst_is_float = self.float_reg[dst.0 as usize] == Some(t);
+        let keeps_payload = matches!(op, FloatOp::Abs | FloatOp::Neg | FloatOp::Copysign)
+            && !(op == FloatOp::Neg && dst_is_float);
         for a in args {
             let f = if keeps_payload {
                 let x = self.val(*a, t.bits());
@@ -1758,7 +1762,6 @@ impl<'a, const W: u32> Gen<'a, W> {
         };
         // abs/neg keep NaN payloads (as the interpreter does); arithmetic
         // gives the canonical NaN.
-        let dst_is_float = self.float_reg[dst.0 as usize] == Some(t);
         if !matches!(op, FloatOp::Abs | FloatOp::Neg) && !dst_is_float {
             r = self.canon(&r, t);
         }

@@ -372,6 +372,27 @@ pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
         _ => None,
     };
     let mut out: Vec<Option<Ty>> = f.regs.values().map(|r| as_float(r.ty)).collect();
+    // Registers something other than float arithmetic of their own type
+    // reads: the arithmetic gives the canonical NaN whatever NaN it reads,
+    // so a register read by arithmetic alone never shows its NaN's bits.
+    let mut shown = vec![false; f.regs.len()];
+    for b in f.blocks.values() {
+        for i in &b.insts {
+            let arith = match &i.kind {
+                InstKind::Float {
+                    op: FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma,
+                    ty,
+                    ..
+                } => Some(*ty),
+                _ => None,
+            };
+            for r in uses(i) {
+                if arith.is_none() || out[r.0 as usize] != arith {
+                    shown[r.0 as usize] = true;
+                }
+            }
+        }
+    }
     // Optimistic: drop registers with a disqualifying definition until
     // nothing changes (moves and shuffles depend on their sources).
     loop {
@@ -388,6 +409,13 @@ pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
                 let fine = |d: Reg, out: &[Option<Ty>]| -> bool {
                     let want = out[d.0 as usize];
                     match &i.kind {
+                        // A negation read only by arithmetic (an `fma` for
+                        // `x - a * b`) may flip a NaN nobody sees.
+                        InstKind::Float {
+                            op: FloatOp::Neg,
+                            ty,
+                            ..
+                        } => !shown[d.0 as usize] && want == Some(*ty),
                         InstKind::Float { op, ty, .. } => {
                             !matches!(op, FloatOp::Abs | FloatOp::Neg | FloatOp::Copysign)
                                 && want == Some(*ty)

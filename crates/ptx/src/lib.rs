@@ -8,5 +8,5 @@ pub mod lower;
 pub mod parser;
 
 pub use diag::{Diagnostic, Diagnostics};
-pub use lower::{load, lower};
+pub use lower::{load, load_with, lower, lower_with};
 pub use parser::parse;

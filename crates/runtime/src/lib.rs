@@ -91,6 +91,12 @@ impl std::str::FromStr for Backend {
     }
 }
 
+/// Whether products and sums fuse by default (see `Device::with_fmad`):
+/// yes unless `WARPFOLD_FMAD` is `off` or `false`.
+pub fn fmad_from_env() -> bool {
+    std::env::var("WARPFOLD_FMAD").map_or(true, |v| v != "off" && v != "false")
+}
+
 /// A CPU device: memory plus the options launches run with.
 #[derive(Clone)]
 pub struct Device {
@@ -99,6 +105,7 @@ pub struct Device {
     backend: Backend,
     disk_cache: Option<std::path::PathBuf>,
     warp_width: Option<u32>,
+    fmad: bool,
 }
 
 impl Default for Device {
@@ -115,7 +122,32 @@ impl Device {
             backend: Backend::Cpu,
             disk_cache: warpfold_cpu::default_disk_cache(),
             warp_width: None,
+            fmad: fmad_from_env(),
         }
+    }
+
+    /// Whether loading PTX fuses a `mul` and the `add` or `sub` that reads
+    /// it into one `fma` where neither has a rounding modifier, as ptxas
+    /// does by default and the PTX ISA allows (`true`, the default unless
+    /// `WARPFOLD_FMAD=off`); `false` rounds each on its own, as ptxas
+    /// `--fmad=false` (CUDA source is then compiled with `--fmad=false`
+    /// too).
+    pub fn with_fmad(mut self, on: bool) -> Self {
+        self.fmad = on;
+        self
+    }
+
+    /// `with_fmad(on)` when `Some`, else unchanged.
+    pub fn with_fmad_default(self, on: Option<bool>) -> Self {
+        match on {
+            Some(on) => self.with_fmad(on),
+            None => self,
+        }
+    }
+
+    /// Whether loading fuses products and sums (see `with_fmad`).
+    pub fn fmad(&self) -> bool {
+        self.fmad
     }
 
     /// Folder where compiled machine code is kept between processes
@@ -189,7 +221,7 @@ impl Device {
 
     /// As `load_ptx`, naming the file in rendered diagnostics.
     pub fn load_ptx_named(&self, src: &str, file: &str) -> Result<Module> {
-        let ir = warpfold_ptx::load(src).map_err(|d| Error::Ptx {
+        let ir = warpfold_ptx::load_with(src, self.fmad).map_err(|d| Error::Ptx {
             rendered: d.render(file, src),
             diagnostics: d,
         })?;
@@ -212,7 +244,13 @@ impl Device {
         file: &str,
         options: &nvrtc::Options,
     ) -> Result<(Module, String)> {
-        let ptx = nvrtc::compile(src, file, options)?;
+        let ptx = if self.fmad {
+            nvrtc::compile(src, file, options)?
+        } else {
+            let mut options = options.clone();
+            options.extra.push("--fmad=false".into());
+            nvrtc::compile(src, file, &options)?
+        };
         let m = self.load_ptx_named(&ptx, &format!("{file} (as PTX)"))?;
         Ok((m, ptx))
     }

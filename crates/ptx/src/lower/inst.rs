@@ -972,6 +972,10 @@ impl FnLower<'_, '_> {
             args.push(self.typed_src(o, ty)?);
         }
         let round = m.round.unwrap_or(Round::Nearest);
+        if m.round.is_none() && matches!(op, FloatOp::Add | FloatOp::Sub | FloatOp::Mul) {
+            let at = self.f.blocks[self.cur].insts.len();
+            self.implicit.insert((self.cur, at));
+        }
         self.emit(
             InstKind::Float {
                 op,

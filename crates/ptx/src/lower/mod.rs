@@ -3,6 +3,7 @@
 //! opcode + modifiers, and variables get their place (module globals, the
 //! shared and const segments, the thread's local frame).
 
+mod contract;
 mod inst;
 mod mods;
 
@@ -14,13 +15,24 @@ use warpfold_ir::{BlockId, FuncId, GlobalId, InstKind, LocalId, Reg, Space, Term
 
 pub use mods::ir_ty;
 
-/// Parse, lower and verify a PTX module.
+/// Parse, lower and verify a PTX module, fusing products and sums as a
+/// GPU does (see `contract`).
 pub fn load(src: &str) -> Result<ir::Module, Diagnostics> {
+    load_with(src, true)
+}
+
+/// `load`; `fmad: false` keeps every `mul` and `add` rounded on its own,
+/// as ptxas does with `--fmad=false`.
+pub fn load_with(src: &str, fmad: bool) -> Result<ir::Module, Diagnostics> {
     let module = crate::parser::parse(src)?;
-    lower(src, &module)
+    lower_with(src, &module, fmad)
 }
 
 pub fn lower(src: &str, module: &ast::Module) -> Result<ir::Module, Diagnostics> {
+    lower_with(src, module, true)
+}
+
+pub fn lower_with(src: &str, module: &ast::Module, fmad: bool) -> Result<ir::Module, Diagnostics> {
     let mut ml = ModuleLower {
         src,
         m: ir::Module {
@@ -35,6 +47,7 @@ pub fn lower(src: &str, module: &ast::Module) -> Result<ir::Module, Diagnostics>
         kernels: HashSet::new(),
         shared_end: 0,
         const_end: 0,
+        fmad,
     };
     // Module variables first: initialisers may name each other, so all are
     // declared before any relocation is resolved.
@@ -110,6 +123,8 @@ pub(crate) struct ModuleLower<'a> {
     kernels: HashSet<FuncId>,
     shared_end: u64,
     const_end: u64,
+    /// Fuse `mul` + `add` without rounding modifiers (see `contract`).
+    fmad: bool,
 }
 
 fn ir_space(s: StateSpace) -> Option<Space> {
@@ -452,6 +467,9 @@ pub(crate) struct FnLower<'m, 'a> {
     cur: BlockId,
     carry: Option<Reg>,
     temps: u32,
+    /// Float instructions written without a rounding modifier (see
+    /// `contract`).
+    implicit: contract::Implicit,
 }
 
 impl<'m, 'a> FnLower<'m, 'a> {
@@ -489,6 +507,7 @@ impl<'m, 'a> FnLower<'m, 'a> {
             cur: entry,
             carry: None,
             temps: 0,
+            implicit: contract::Implicit::new(),
         };
         // Labels are function-wide: collect them first so their blocks are
         // made in source order (blocks' order is the scheduling order of the
@@ -503,6 +522,9 @@ impl<'m, 'a> FnLower<'m, 'a> {
             fl.f.blocks[fl.cur].term = Some(t);
         }
         fl.resolve_fixups()?;
+        if fl.ml.fmad {
+            contract::contract(&mut fl.f, &fl.implicit);
+        }
         Ok(fl.f)
     }
 
