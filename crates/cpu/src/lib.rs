@@ -23,6 +23,7 @@ mod jit;
 mod lanes;
 mod lockstep;
 mod lower;
+mod merge;
 mod own_slots;
 mod pack;
 mod past_jump;
@@ -106,6 +107,8 @@ pub struct CompiledKernel {
     grid_fits: bool,
     /// Real CTAs per warp (1: not packed; see `pack`).
     pack: u32,
+    /// Real CTAs per wide CTA along x (1: not merged; see `merge`).
+    merge: u32,
     /// Lanes per warp in the generated code: 32, or 8/16 for kernels that
     /// never observe the GPU warp (narrower vectors fit the registers of
     /// CPUs without AVX-512; see `width`).
@@ -146,6 +149,12 @@ impl CompiledKernel {
     /// warp and the kernel allows packing them).
     pub fn ctas_per_warp(&self) -> u32 {
         self.pack
+    }
+
+    /// How many CTAs neighbouring along x run as one wide CTA (1 unless
+    /// the kernel's warps march a loop in step; see `merge`).
+    pub fn ctas_merged(&self) -> u32 {
+        self.merge
     }
 
     /// Whether each CTA writes its static shared memory before reading
@@ -218,11 +227,28 @@ pub fn compile(
     }
     if let Some(p) = pack::per_warp(shape).filter(|_| packing_enabled()) {
         // A kernel that does not qualify compiles unpacked.
-        if let Ok(k) = compile_as(m, kernel, shape, grid_fits, Some(p), disk, None) {
+        if let Ok(k) = compile_as(m, kernel, shape, grid_fits, Grouping::Pack(p), disk, None) {
             return Ok(k);
         }
     }
-    compile_as(m, kernel, shape, grid_fits, None, disk, warp_width)
+    if let Some(k) = merge::per_cta(shape).filter(|_| merging_enabled()) {
+        // Kept only where it puts a loop in step (else it changes nothing).
+        let g = Grouping::Merge(k);
+        if let Ok(k) = compile_as(m, kernel, shape, grid_fits, g, disk, warp_width) {
+            return Ok(k);
+        }
+    }
+    compile_as(m, kernel, shape, grid_fits, Grouping::One, disk, warp_width)
+}
+
+/// How the code's CTAs hold the launch's (see `pack`, `merge`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Grouping {
+    One,
+    /// This many real CTAs per warp.
+    Pack(u32),
+    /// This many real CTAs per wide CTA.
+    Merge(u32),
 }
 
 /// `WARPFOLD_STREAMING_STORES=on|off` forces non-temporal stores on or
@@ -334,16 +360,26 @@ fn packing_enabled() -> bool {
     std::env::var("WARPFOLD_PACK").map_or(true, |v| v != "off")
 }
 
+/// `WARPFOLD_MERGE=off` keeps one real CTA per CTA (for comparisons).
+fn merging_enabled() -> bool {
+    std::env::var("WARPFOLD_MERGE").map_or(true, |v| v != "off")
+}
+
 fn compile_as(
     m: &Module,
     kernel: FuncId,
     shape: Shape,
     grid_fits: bool,
-    pack: Option<u32>,
+    grouping: Grouping,
     disk: Option<&std::path::Path>,
     warp_width: Option<u32>,
 ) -> Result<CompiledKernel, Unsupported> {
     let t0 = Instant::now();
+    let (pack, merged) = match grouping {
+        Grouping::One => (None, None),
+        Grouping::Pack(p) => (Some(p), None),
+        Grouping::Merge(k) => (None, Some(k)),
+    };
     let f = m
         .functions
         .get(kernel)
@@ -351,19 +387,24 @@ fn compile_as(
         .ok_or_else(|| Unsupported("not a kernel".into()))?;
     // A packed kernel's code runs one warp CTA of 32 threads.
     let layout = shared_layout(m, kernel);
-    let (packed, code_shape) = match pack {
-        Some(_) => (Some((shape, pack::share(&layout))), pack::WARP_CTA),
-        None => (None, shape),
+    // A wide CTA's code runs K real CTAs side by side along x.
+    let (packed, code_shape) = match (pack, merged) {
+        (Some(_), _) => (Some((shape, pack::share(&layout))), pack::WARP_CTA),
+        (_, Some(k)) => (None, merge::code_shape(shape, k)),
+        _ => (None, shape),
     };
     // Blocks every live lane runs together keep their warp collectives
     // inline; finding them needs the kernel split everywhere first.
-    let mut split = prepare::prepare(m, kernel, packed, &|_| true)?;
+    let mut split = prepare::prepare(m, kernel, packed, merged.map(|k| (shape, k)), &|_| true)?;
     let cta_threads: u32 = if packed.is_some() {
         0
     } else {
-        shape.iter().product()
+        code_shape.iter().product()
     };
-    lockstep::take_turns(&mut split, m, cta_threads);
+    let in_step = lockstep::take_turns(&mut split, m, cta_threads);
+    if merged.is_some() && in_step == 0 {
+        return Err(Unsupported("merging CTAs: no loop to put in step".into()));
+    }
     let liveness = uniform::liveness(&split);
     let forms = lanes::lane_forms(m, &split, code_shape, grid_fits, 32, &liveness);
     let convergent = &forms.convergent;
@@ -396,7 +437,7 @@ fn compile_as(
             }
         }
     }
-    let mut p = prepare::prepare(m, kernel, packed, &|b| {
+    let mut p = prepare::prepare(m, kernel, packed, merged.map(|k| (shape, k)), &|b| {
         !convergent.get(b.0 as usize).copied().unwrap_or(false)
     })?;
     // The same loops as in `split`: kernels that qualify have no warp
@@ -459,8 +500,9 @@ fn compile_as(
             }
         )
     });
-    let shared_written_first =
-        packed.is_none() && shared_init::written_before_read(&p, &layout, shape);
+    let shared_written_first = packed.is_none()
+        && merged.is_none()
+        && shared_init::written_before_read(&p, &layout, shape);
     Ok(CompiledKernel {
         func,
         cache,
@@ -474,6 +516,7 @@ fn compile_as(
         shape,
         grid_fits,
         pack: pack.unwrap_or(1),
+        merge: merged.unwrap_or(1),
         warp,
         host_calls,
         bar_ids,
@@ -515,11 +558,19 @@ pub fn launch(
         )));
     }
     let bad = |m: String| Err(ExecError::BadLaunch(format!("kernel `{}`: {m}", k.name)));
-    // A packed kernel runs warp CTAs of 32 threads, P real CTAs each, along x.
+    // A packed kernel runs warp CTAs of 32 threads, P real CTAs each, along
+    // x; a merged one wide CTAs of K real ones along x (see `merge`).
     let pack = u64::from(k.pack);
-    let block = if pack > 1 { pack::WARP_CTA } else { cfg.block };
+    let merge = u64::from(k.merge);
+    let block = if pack > 1 {
+        pack::WARP_CTA
+    } else if merge > 1 {
+        merge::code_shape(cfg.block, k.merge)
+    } else {
+        cfg.block
+    };
     let grid = [
-        (u64::from(cfg.grid[0])).div_ceil(pack) as u32,
+        (u64::from(cfg.grid[0])).div_ceil(pack * merge) as u32,
         cfg.grid[1],
         cfg.grid[2],
     ];
@@ -599,7 +650,8 @@ pub fn launch(
         Some((base, len, d.bytes))
     });
     // The order CTAs run in (y first: consecutive CTAs share `%ctaid.x`).
-    let y_first = k.y_first && pack == 1 && grid[0] > 1 && grid[1] > 1 && grid[2] == 1;
+    let y_first =
+        k.y_first && pack == 1 && merge == 1 && grid[0] > 1 && grid[1] > 1 && grid[2] == 1;
     let share = |w: usize, red: Option<(u64, u64, u64)>| {
         // A packed warp holds P real CTAs' shared memory, one share apart.
         let shared_len = if pack > 1 {
@@ -639,8 +691,21 @@ pub fn launch(
         let real_cta_lanes = (32 / pack.max(1)) as u32;
         let tail = u64::from(cfg.grid[0]) % pack.max(1);
         let mut tail_lanes = lanes;
+        let mut tail_warps = all_warps;
         if pack > 1 && tail != 0 {
             tail_lanes[0] = (1u32 << (tail as u32 * real_cta_lanes)) - 1;
+        }
+        // The last wide CTA of a row may hold fewer real CTAs: the warps
+        // of the missing ones never start.
+        let merge_tail = u64::from(cfg.grid[0]) % merge;
+        if merge > 1 && merge_tail != 0 {
+            for w in 0..nwarps {
+                let (cta, _) = merge::real_thread(cfg.block, k.merge, (w * width) as u32);
+                if u64::from(cta) >= merge_tail {
+                    tail_lanes[w] = 0;
+                    tail_warps &= !(1 << w);
+                }
+            }
         }
         let mut envv = [0u64; env::LEN];
         envv[env::PARAMS] = params.as_ptr() as u64;
@@ -702,7 +767,8 @@ pub fn launch(
         // packing) run a chunk at a time in a tight loop, the stop and
         // cancel flags read once per chunk (an empty CTA's driver time was
         // about half its cost).
-        let plain = host.is_none() && k.bar_ids.is_empty() && k.frame_size == 0 && pack == 1;
+        let plain =
+            host.is_none() && k.bar_ids.is_empty() && k.frame_size == 0 && pack == 1 && merge == 1;
         // A failed CTA stops the launch; the first in x-first order wins.
         let fail = |cta: u64, e: ExecError| {
             stop.store(true, Ordering::Relaxed);
@@ -781,14 +847,18 @@ pub fn launch(
             let cta = cta_index(i, ctaid, g, y_first);
             i += 1;
             let last_in_row = ctaid[0] + 1 == g[0];
-            let live = if last_in_row { &tail_lanes } else { &lanes };
-            // Errors name the first real CTA of a packed warp.
-            let first = [ctaid[0] * pack as u32, ctaid[1], ctaid[2]];
+            let (live, warps) = if last_in_row {
+                (&tail_lanes, tail_warps)
+            } else {
+                (&lanes, all_warps)
+            };
+            // Errors name the first real CTA of a packed warp or wide CTA.
+            let first = [ctaid[0] * (pack * merge) as u32, ctaid[1], ctaid[2]];
             if !k.bar_ids.is_empty() {
                 // SAFETY: the table has 33 words; nothing else refers to it now.
                 unsafe { std::ptr::write_bytes(bars, 0, 33) };
             }
-            let mut r = run_cta(k, &envv, states, live, all_warps, first, bars, &mut tables);
+            let mut r = run_cta(k, &envv, states, live, warps, first, bars, &mut tables);
             if let Some((t, line, kind)) = host.as_ref().and_then(|h| h.fault.take()) {
                 r = Err(fault_error(k, cfg.block, first, t, line, kind));
             }
@@ -935,12 +1005,17 @@ fn fault_error(
     kind: warpfold_interp::FaultKind,
 ) -> ExecError {
     let n = block.iter().product::<u32>().max(1);
-    let (cta, t) = if k.pack > 1 { (t / n, t % n) } else { (0, t) };
     let (bx, by) = (block[0].max(1), block[1].max(1));
+    let (cta, thread) = if k.merge > 1 {
+        merge::real_thread(block, k.merge, t)
+    } else {
+        let (cta, t) = if k.pack > 1 { (t / n, t % n) } else { (0, t) };
+        (cta, [t % bx, (t / bx) % by, t / (bx * by)])
+    };
     ExecError::Fault(Box::new(warpfold_interp::Fault {
         kernel: k.name.clone(),
         block: [first[0] + cta, first[1], first[2]],
-        thread: [t % bx, (t / bx) % by, t / (bx * by)],
+        thread,
         line,
         kind,
     }))

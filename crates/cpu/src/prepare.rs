@@ -147,7 +147,7 @@ pub fn counted_barrier(k: &InstKind) -> bool {
 pub(crate) fn prepared(src: &str, name: &str) -> Prepared {
     let m = warpfold_ptx::load(src).expect("parses");
     let (k, _) = m.kernels().find(|(_, f)| f.name == name).expect("kernel");
-    prepare(&m, k, None, &|_| true).expect("prepares")
+    prepare(&m, k, None, None, &|_| true).expect("prepares")
 }
 
 /// `split_collectives(b)`: whether warp collectives in block `b` (of the
@@ -158,6 +158,7 @@ pub fn prepare(
     m: &Module,
     kernel: FuncId,
     packed: Option<(crate::lanes::Shape, u64)>,
+    merged: Option<(crate::lanes::Shape, u32)>,
     split_collectives: &dyn Fn(BlockId) -> bool,
 ) -> Result<Prepared, Unsupported> {
     // Device functions are inlined: the warp function is one flat CFG.
@@ -169,6 +170,9 @@ pub fn prepare(
     check(&func)?;
     if let Some((shape, stride)) = packed {
         crate::pack::rewrite(m, &mut func, shape, stride)?;
+    }
+    if let Some((shape, k)) = merged {
+        crate::merge::rewrite(m, &mut func, shape, k)?;
     }
     // Blocks are split in place: each block becomes a run of pieces, kept
     // together in the order list.

@@ -87,3 +87,32 @@ extern "C" __global__ void march_odd_columns(float* out, const float* in, int nx
     }
     out[y * nx + x] = s;
 }
+
+// The march, which also writes each thread's ids (%ctaid.x, %tid.x,
+// %ntid.x, %nctaid.x, %tid.y) to row y, column x of `ids` (rows of 256
+// columns, grids up to 256 threads wide), before threads past the grid's
+// edge end: blocks along x that the compiled backend runs side by side as
+// one wide CTA must still see their own, and a wide CTA short of real ones
+// must not run the missing ones (crates/cpu/src/merge.rs).
+extern "C" __global__ void march_ids(float* out, const float* in, int nx, int ny, int nz, float w, int* ids)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    int* id = ids + 5 * (y * 256 + x);
+    id[0] = blockIdx.x;
+    id[1] = threadIdx.x;
+    id[2] = blockDim.x;
+    id[3] = gridDim.x;
+    id[4] = threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    int plane = nx * ny;
+    bool side = x == 0 || y == 0 || x == nx - 1 || y == ny - 1;
+    for (int z = 0; z < nz; z++) {
+        int i = z * plane + y * nx + x;
+        float v = in[i];
+        if (!side && z > 0 && z < nz - 1)
+            v = (1.0f - 6.0f * w) * v + w * (in[i - 1] + in[i + 1] + in[i - nx] + in[i + nx]
+                                              + in[i - plane] + in[i + plane]);
+        out[i] = v;
+    }
+}

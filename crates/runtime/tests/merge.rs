@@ -1,0 +1,113 @@
+//! CTAs side by side along x run as one wide CTA on the compiled backend
+//! when their warps march a loop in step (crates/cpu/src/merge.rs). Every
+//! thread still sees its own CTA's `%ctaid.x`, `%tid.x`, `%ntid.x`, and
+//! the grid's `%nctaid.x`, and the results are bit for bit the
+//! interpreter's: with a last wide CTA short of real CTAs (grids of 3 and
+//! 5 CTAs along x), partial warps at the grid's edge, one worker and all
+//! cores, 32, 16 and 8 lanes.
+
+use warpfold::{Arg, Backend, Device};
+
+/// `kernel` over an nx x ny x nz grid in blocks of `block`: the output's
+/// bits, the ids (`march_ids`) and the CTAs merged (compiled backend).
+fn run(
+    backend: Backend,
+    threads: usize,
+    width: Option<u32>,
+    kernel: &str,
+    [nx, ny, nz]: [usize; 3],
+    block: [u32; 3],
+) -> (Vec<u32>, Vec<i32>, Option<u32>) {
+    let dev = Device::new()
+        .with_backend(backend)
+        .with_threads(threads)
+        .with_warp_width(width)
+        .with_disk_cache(None);
+    let md = dev
+        .load_ptx_named(include_str!("kernels/lockstep.ptx"), "lockstep.ptx")
+        .expect("loads");
+    let kern = md.kernel(kernel).unwrap();
+    let n = nx * ny * nz;
+    let input: Vec<f32> = (0..n)
+        .map(|i| ((i * 7919) % 1013) as f32 / 64.0 - 7.0)
+        .collect();
+    let din = dev.buffer_from(&input).unwrap();
+    let dout = dev.buffer_zeroed(n * 4).unwrap();
+    let grid = [
+        (nx as u32).div_ceil(block[0]),
+        (ny as u32).div_ceil(block[1]),
+        1,
+    ];
+    // Rows of 256 columns, for every thread of the grid's blocks.
+    let ids = dev
+        .buffer_from(&vec![-1i32; 5 * 256 * (grid[1] * block[1]) as usize])
+        .unwrap();
+    let mut args = vec![
+        Arg::Buffer(&dout),
+        Arg::Buffer(&din),
+        Arg::I32(nx as i32),
+        Arg::I32(ny as i32),
+        Arg::I32(nz as i32),
+        Arg::F32(0.125),
+    ];
+    if kernel == "march_ids" {
+        args.push(Arg::Buffer(&ids));
+    }
+    kern.launch(grid, block, 0, &args)
+        .unwrap_or_else(|e| panic!("{backend:?} {kernel}: {e}"));
+    let merged = (backend == Backend::Cpu).then(|| {
+        let c = kern.compiled(block);
+        c.as_ref().as_ref().expect("compiled").ctas_merged()
+    });
+    (
+        dout.to_vec::<u32>().unwrap(),
+        ids.to_vec::<i32>().unwrap(),
+        merged,
+    )
+}
+
+#[test]
+fn merged_ctas_see_their_own_ids_and_match_the_interpreter() {
+    let check_merge = std::env::var_os("WARPFOLD_MERGE").is_none()
+        && std::env::var_os("WARPFOLD_LOCKSTEP").is_none();
+    for size in [[70, 50, 9], [160, 12, 5], [128, 16, 4]] {
+        for block in [[32, 8, 1], [64, 4, 1], [32, 4, 1]] {
+            let want = run(Backend::Interp, 1, None, "march_ids", size, block);
+            // Threads of the grid's blocks wrote their ids, and no others.
+            let written = want.1.iter().filter(|&&v| v != -1).count();
+            let threads_in_grid = (size[0] as u32).div_ceil(block[0])
+                * block[0]
+                * (size[1] as u32).div_ceil(block[1])
+                * block[1];
+            assert_eq!(written, 5 * threads_in_grid as usize, "{size:?} {block:?}");
+            for (threads, width) in [(1, None), (0, None), (0, Some(16)), (1, Some(8))] {
+                let got = run(Backend::Cpu, threads, width, "march_ids", size, block);
+                let what = format!("{size:?} in {block:?}, {threads} threads, {width:?} lanes");
+                assert!(got.0 == want.0, "{what}: output");
+                if let Some(i) = (0..want.1.len()).find(|&i| got.1[i] != want.1[i]) {
+                    panic!(
+                        "{what}: thread {} id {}: {} (want {})",
+                        i / 5,
+                        i % 5,
+                        got.1[i],
+                        want.1[i]
+                    );
+                }
+                if check_merge {
+                    assert_eq!(got.2, Some(4), "{what}: merged");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn kernels_without_a_march_in_step_stay_one_cta() {
+    // One load a trip: its loop is not put in step, so merging would
+    // change nothing.
+    let size = [70, 50, 9];
+    let want = run(Backend::Interp, 1, None, "march_light", size, [32, 8, 1]);
+    let got = run(Backend::Cpu, 0, None, "march_light", size, [32, 8, 1]);
+    assert!(got.0 == want.0);
+    assert_eq!(got.2, Some(1));
+}
