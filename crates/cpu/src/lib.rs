@@ -109,6 +109,13 @@ pub struct CompiledKernel {
     pack: u32,
     /// Real CTAs per wide CTA along x (1: not merged; see `merge`).
     merge: u32,
+    /// A merged kernel compiled unmerged, for launches with too few wide
+    /// CTAs for the workers; compiled at the first such launch.
+    unmerged: std::sync::OnceLock<Option<Box<CompiledKernel>>>,
+    /// Where `compile` was asked to keep machine code, and the warp width
+    /// asked for: the unmerged compilation's.
+    disk: Option<std::path::PathBuf>,
+    asked_width: Option<u32>,
     /// Lanes per warp in the generated code: 32, or 8/16 for kernels that
     /// never observe the GPU warp (narrower vectors fit the registers of
     /// CPUs without AVX-512; see `width`).
@@ -155,6 +162,12 @@ impl CompiledKernel {
     /// the kernel's warps march a loop in step; see `merge`).
     pub fn ctas_merged(&self) -> u32 {
         self.merge
+    }
+
+    /// Whether a launch of this merged kernel had too few wide CTAs for
+    /// the workers and ran it compiled unmerged.
+    pub fn ran_unmerged(&self) -> bool {
+        self.unmerged.get().is_some_and(|u| u.is_some())
     }
 
     /// Whether each CTA writes its static shared memory before reading
@@ -517,6 +530,9 @@ fn compile_as(
         grid_fits,
         pack: pack.unwrap_or(1),
         merge: merged.unwrap_or(1),
+        unmerged: std::sync::OnceLock::new(),
+        disk: disk.map(|d| d.to_path_buf()),
+        asked_width: warp_width,
         warp,
         host_calls,
         bar_ids,
@@ -527,6 +543,55 @@ fn compile_as(
         compile_ms: t0.elapsed().as_secs_f64() * 1e3,
         llvm_ir: e.ir,
     })
+}
+
+/// For a merged kernel, the unmerged one where the launch should run it:
+/// fewer than four wide CTAs per worker (a grid of 64 CTAs of a stencil
+/// is 16 wide ones: on 64 cores the wide CTAs would leave three quarters
+/// idle; on 2, merged runs 0.87 of the time), or a grid too wide for the
+/// wide CTA's code (see `grid_fits`). None when it cannot compile.
+fn unmerged_for<'k>(
+    k: &'k CompiledKernel,
+    inst: &Instance,
+    cfg: &LaunchConfig,
+    opts: &ExecOptions,
+) -> Option<&'k CompiledKernel> {
+    if k.merge <= 1 {
+        return None;
+    }
+    let merge = u64::from(k.merge);
+    let wide =
+        u64::from(cfg.grid[0]).div_ceil(merge) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
+    let workers = match opts.threads {
+        0 => warpfold_interp::cores(),
+        n => n,
+    } as u64;
+    let wide_grid = [wide_x(cfg.grid[0], k.merge), cfg.grid[1], cfg.grid[2]];
+    let fits = !k.grid_fits || grid_fits(merge::code_shape(cfg.block, k.merge), wide_grid);
+    if wide >= 4 * workers && fits {
+        return None;
+    }
+    k.unmerged
+        .get_or_init(|| {
+            let m = inst.module();
+            compile_as(
+                m,
+                k.kernel,
+                k.shape,
+                k.grid_fits,
+                Grouping::One,
+                k.disk.as_deref(),
+                k.asked_width,
+            )
+            .ok()
+            .map(Box::new)
+        })
+        .as_deref()
+}
+
+/// Wide CTAs along x for a grid of `gx` real ones, `merge` to a wide CTA.
+fn wide_x(gx: u32, merge: u32) -> u32 {
+    gx.div_ceil(merge)
 }
 
 /// Run a compiled kernel over the grid.
@@ -556,6 +621,9 @@ pub fn launch(
             "kernel `{}` was compiled for grids of at most 2^31 threads per dimension, launched with {:?} blocks",
             k.name, cfg.grid
         )));
+    }
+    if let Some(u) = unmerged_for(k, inst, cfg, opts) {
+        return launch(u, inst, mem, cfg, params, opts);
     }
     let bad = |m: String| Err(ExecError::BadLaunch(format!("kernel `{}`: {m}", k.name)));
     // A packed kernel runs warp CTAs of 32 threads, P real CTAs each, along

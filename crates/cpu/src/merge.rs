@@ -16,8 +16,11 @@
 //! in step (no barriers, warp collectives, atomics, fences, host calls or
 //! volatile accesses); merging is kept only where it does (see
 //! `compile`). Besides: rows of whole warps (`bx` a power of two and a
-//! multiple of 32, so no warp spans two real CTAs) and no shared memory
-//! (each real CTA would need its own).
+//! multiple of 32, so no warp spans two real CTAs), no shared memory
+//! (each real CTA would need its own) and no `%warpid`. Launches with too
+//! few wide CTAs to keep every worker busy (or too wide a grid for the
+//! wide CTA's code) run the kernel compiled unmerged instead (see
+//! `launch`).
 
 use crate::lanes::Shape;
 use crate::prepare::Unsupported;
@@ -30,8 +33,9 @@ pub fn per_cta(shape: Shape) -> Option<u32> {
         return None;
     }
     // The driver's tables hold 32 warps; four CTAs covered the stencil's
-    // rows.
-    let k = (1024 / n).min(4);
+    // rows. A power of two keeps the wide CTA's x size one.
+    let most = (1024 / n).min(4);
+    let k = if most >= 4 { 4 } else { most.min(2) };
     (k >= 2).then_some(k)
 }
 
@@ -66,6 +70,10 @@ pub fn rewrite(m: &Module, f: &mut Function, shape: Shape, k: u32) -> Result<(),
                 out.push(inst);
                 continue;
             };
+            if matches!(sreg, Special::WarpId | Special::NWarpId) {
+                // The warp's index in the wide CTA is not the one in its own.
+                return Err(no(&format!("%warpid (PTX line {line})")));
+            }
             let rewritten = matches!(sreg, Special::Tid(0) | Special::Ntid(0) | Special::Ctaid(0));
             if !rewritten {
                 out.push(inst);
@@ -167,4 +175,46 @@ fn temp(f: &mut Function) -> Reg {
 
 fn no(why: &str) -> Unsupported {
     Unsupported(format!("merging CTAs: {why}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{per_cta, real_thread, rewrite};
+
+    #[test]
+    fn wide_ctas_hold_whole_warps_and_at_most_32_of_them() {
+        assert_eq!(per_cta([32, 8, 1]), Some(4));
+        assert_eq!(per_cta([64, 4, 1]), Some(4));
+        assert_eq!(per_cta([128, 2, 2]), Some(2));
+        // 320 threads: three would fit, two keep the width a power of two.
+        assert_eq!(per_cta([64, 5, 1]), Some(2));
+        assert_eq!(per_cta([48, 8, 1]), None);
+        assert_eq!(per_cta([16, 16, 1]), None);
+        assert_eq!(per_cta([32, 32, 1]), None);
+    }
+
+    #[test]
+    fn threads_of_a_wide_cta_map_back_to_their_own() {
+        // Blocks of 32 x 8, four to a wide CTA of 128 x 8: thread 130 is
+        // column 2 of row 1, in the first real CTA.
+        assert_eq!(real_thread([32, 8, 1], 4, 130), (0, [2, 1, 0]));
+        assert_eq!(real_thread([32, 8, 1], 4, 127), (3, [31, 0, 0]));
+        assert_eq!(real_thread([32, 8, 2], 4, 128 * 8 + 33), (1, [1, 0, 1]));
+    }
+
+    #[test]
+    fn a_kernel_reading_its_warp_id_is_not_merged() {
+        let src = ".version 7.0\n.target sm_80\n.address_size 64\n\
+            .visible .entry k(.param .u64 p)\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n\
+            ld.param.u64 %rd1, [p];\nmov.u32 %r1, %warpid;\nmov.u32 %r2, %tid.x;\n\
+            mul.wide.u32 %rd2, %r2, 4;\nadd.s64 %rd2, %rd1, %rd2;\nst.global.u32 [%rd2], %r1;\nret;\n}\n";
+        let m = warpfold_ptx::load(src).expect("loads");
+        let (id, _) = m.kernels().next().unwrap();
+        let mut f = m.functions[id].clone();
+        assert!(rewrite(&m, &mut f, [32, 8, 1], 4).is_err());
+        let plain = src.replace("mov.u32 %r1, %warpid;", "mov.u32 %r1, %ctaid.x;");
+        let m = warpfold_ptx::load(&plain).expect("loads");
+        let mut f = m.functions[id].clone();
+        assert!(rewrite(&m, &mut f, [32, 8, 1], 4).is_ok());
+    }
 }

@@ -4,7 +4,8 @@
 //! the grid's `%nctaid.x`, and the results are bit for bit the
 //! interpreter's: with a last wide CTA short of real CTAs (grids of 3 and
 //! 5 CTAs along x), partial warps at the grid's edge, one worker and all
-//! cores, 32, 16 and 8 lanes.
+//! cores, 32, 16 and 8 lanes. Launches with fewer than four wide CTAs per
+//! worker run the kernel compiled unmerged.
 
 use warpfold::{Arg, Backend, Device};
 
@@ -17,7 +18,7 @@ fn run(
     kernel: &str,
     [nx, ny, nz]: [usize; 3],
     block: [u32; 3],
-) -> (Vec<u32>, Vec<i32>, Option<u32>) {
+) -> (Vec<u32>, Vec<i32>, Option<(u32, bool)>) {
     let dev = Device::new()
         .with_backend(backend)
         .with_threads(threads)
@@ -57,7 +58,8 @@ fn run(
         .unwrap_or_else(|e| panic!("{backend:?} {kernel}: {e}"));
     let merged = (backend == Backend::Cpu).then(|| {
         let c = kern.compiled(block);
-        c.as_ref().as_ref().expect("compiled").ctas_merged()
+        let c = c.as_ref().as_ref().expect("compiled");
+        (c.ctas_merged(), c.ran_unmerged())
     });
     (
         dout.to_vec::<u32>().unwrap(),
@@ -70,7 +72,8 @@ fn run(
 fn merged_ctas_see_their_own_ids_and_match_the_interpreter() {
     let check_merge = std::env::var_os("WARPFOLD_MERGE").is_none()
         && std::env::var_os("WARPFOLD_LOCKSTEP").is_none();
-    for size in [[70, 50, 9], [160, 12, 5], [128, 16, 4]] {
+    // Every launch has at least 8 wide CTAs: enough for two workers.
+    for size in [[70, 70, 5], [160, 40, 5], [128, 64, 4]] {
         for block in [[32, 8, 1], [64, 4, 1], [32, 4, 1]] {
             let want = run(Backend::Interp, 1, None, "march_ids", size, block);
             // Threads of the grid's blocks wrote their ids, and no others.
@@ -94,9 +97,34 @@ fn merged_ctas_see_their_own_ids_and_match_the_interpreter() {
                     );
                 }
                 if check_merge {
-                    assert_eq!(got.2, Some(4), "{what}: merged");
+                    let workers = if threads == 0 {
+                        warpfold::cores()
+                    } else {
+                        threads
+                    };
+                    let wide = (size[0] as u32).div_ceil(4 * block[0])
+                        * (size[1] as u32).div_ceil(block[1]);
+                    let fell_back = (wide as usize) < 4 * workers;
+                    assert_eq!(got.2, Some((4, fell_back)), "{what}: merged");
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn grids_of_few_wide_ctas_run_unmerged() {
+    // Two CTAs along x, one along y: one wide CTA would leave a worker
+    // idle, so the launch runs the kernel compiled unmerged.
+    let size = [64, 8, 5];
+    let want = run(Backend::Interp, 1, None, "march_ids", size, [32, 8, 1]);
+    for threads in [1, 0] {
+        let got = run(Backend::Cpu, threads, None, "march_ids", size, [32, 8, 1]);
+        assert!(got.0 == want.0 && got.1 == want.1, "{threads} threads");
+        if std::env::var_os("WARPFOLD_MERGE").is_none()
+            && std::env::var_os("WARPFOLD_LOCKSTEP").is_none()
+        {
+            assert_eq!(got.2, Some((4, true)));
         }
     }
 }
@@ -109,5 +137,5 @@ fn kernels_without_a_march_in_step_stay_one_cta() {
     let want = run(Backend::Interp, 1, None, "march_light", size, [32, 8, 1]);
     let got = run(Backend::Cpu, 0, None, "march_light", size, [32, 8, 1]);
     assert!(got.0 == want.0);
-    assert_eq!(got.2, Some(1));
+    assert_eq!(got.2, Some((1, false)));
 }
