@@ -3,13 +3,10 @@
 // along z, reading its neighbours in x, y and z.
 
 // A 7-point average: interior points get the mean of themselves and their
-// six neighbours weighted by w, the boundary keeps its value. Threads past
-// the grid in x or y end at once. Its march takes turns.
-extern "C" __global__ void march(float* out, const float* in, int nx, int ny, int nz, float w)
+// six neighbours weighted by w, the boundary keeps its value: the march of
+// column (x, y).
+__device__ __forceinline__ void march_column(float* out, const float* in, int nx, int ny, int nz, float w, int x, int y)
 {
-    int x = blockIdx.x * blockDim.x + threadIdx.x;
-    int y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= nx || y >= ny) return;
     int plane = nx * ny;
     bool side = x == 0 || y == 0 || x == nx - 1 || y == ny - 1;
     for (int z = 0; z < nz; z++) {
@@ -20,6 +17,15 @@ extern "C" __global__ void march(float* out, const float* in, int nx, int ny, in
                                               + in[i - plane] + in[i + plane]);
         out[i] = v;
     }
+}
+
+// The march; threads past the grid in x or y end at once. It takes turns.
+extern "C" __global__ void march(float* out, const float* in, int nx, int ny, int nz, float w)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= nx || y >= ny) return;
+    march_column(out, in, nx, ny, nz, w, x, y);
 }
 
 // The same walk for a number of planes that differs between threads: no turns.
@@ -105,14 +111,5 @@ extern "C" __global__ void march_ids(float* out, const float* in, int nx, int ny
     id[3] = gridDim.x;
     id[4] = threadIdx.y;
     if (x >= nx || y >= ny) return;
-    int plane = nx * ny;
-    bool side = x == 0 || y == 0 || x == nx - 1 || y == ny - 1;
-    for (int z = 0; z < nz; z++) {
-        int i = z * plane + y * nx + x;
-        float v = in[i];
-        if (!side && z > 0 && z < nz - 1)
-            v = (1.0f - 6.0f * w) * v + w * (in[i - 1] + in[i + 1] + in[i - nx] + in[i + nx]
-                                              + in[i - plane] + in[i + plane]);
-        out[i] = v;
-    }
+    march_column(out, in, nx, ny, nz, w, x, y);
 }
