@@ -152,21 +152,34 @@ fn main() -> ExitCode {
 
 type Res<T> = Result<T, String>;
 
-/// The PTX text of a source file (compiled with NVRTC when it is CUDA).
-fn ptx_text(s: &Source) -> Res<String> {
+/// The text of a source file.
+fn read_source(s: &Source) -> Res<String> {
     let text =
         std::fs::read(&s.file).map_err(|e| format!("cannot read {}: {e}", s.file.display()))?;
-    let text = String::from_utf8_lossy(&text).into_owned();
-    if s.file.extension().is_some_and(|e| e == "cu") {
-        let opts = nvrtc::Options {
-            arch: s.arch,
-            fast_math: s.fast_math,
-            extra: if s.fmad.unwrap_or_else(warpfold::fmad_from_env) {
-                Vec::new()
-            } else {
-                vec!["--fmad=false".into()]
-            },
-        };
+    Ok(String::from_utf8_lossy(&text).into_owned())
+}
+
+fn is_cuda(s: &Source) -> bool {
+    s.file.extension().is_some_and(|e| e == "cu")
+}
+
+/// NVRTC's options for a .cu source (`--fmad` is the device's to add).
+fn nvrtc_options(s: &Source) -> nvrtc::Options {
+    nvrtc::Options {
+        arch: s.arch,
+        fast_math: s.fast_math,
+        extra: Vec::new(),
+    }
+}
+
+/// The PTX text of a source file (compiled with NVRTC when it is CUDA).
+fn ptx_text(s: &Source) -> Res<String> {
+    let text = read_source(s)?;
+    if is_cuda(s) {
+        let mut opts = nvrtc_options(s);
+        if !s.fmad.unwrap_or_else(warpfold::fmad_from_env) {
+            opts.extra.push("--fmad=false".into());
+        }
         return nvrtc::compile(&text, &s.file.display().to_string(), &opts)
             .map_err(|e| e.to_string());
     }
@@ -174,19 +187,16 @@ fn ptx_text(s: &Source) -> Res<String> {
 }
 
 fn load(dev: &Device, s: &Source) -> Res<(Module, f64)> {
-    let dev = &dev.clone().with_fmad_default(s.fmad);
-    let text =
-        std::fs::read(&s.file).map_err(|e| format!("cannot read {}: {e}", s.file.display()))?;
-    let text = String::from_utf8_lossy(&text).into_owned();
+    let dev = &match s.fmad {
+        Some(on) => dev.clone().with_fmad(on),
+        None => dev.clone(),
+    };
+    let text = read_source(s)?;
     let name = s.file.display().to_string();
     let t0 = Instant::now();
-    let module = if s.file.extension().is_some_and(|e| e == "cu") {
-        let opts = nvrtc::Options {
-            arch: s.arch,
-            fast_math: s.fast_math,
-            extra: Vec::new(),
-        };
-        dev.load_cuda(&text, &name, &opts).map(|(m, _)| m)
+    let module = if is_cuda(s) {
+        dev.load_cuda(&text, &name, &nvrtc_options(s))
+            .map(|(m, _)| m)
     } else {
         dev.load_ptx_named(&text, &name)
     }

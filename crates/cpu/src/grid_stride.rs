@@ -157,9 +157,7 @@ LOOP:
 }}
 "#
         );
-        let m = warpfold_ptx::load(&src).expect("parses");
-        let (k, _) = m.kernels().next().expect("kernel");
-        let p = crate::prepare::prepare(&m, k, None, None, &|_| true).expect("prepares");
+        let p = crate::prepare::prepared(&src, "k");
         let in_loop = crate::emit::blocks_in_loops(&p);
         grid_stride_blocks(&p, &in_loop)
     }

@@ -559,14 +559,12 @@ fn unmerged_for<'k>(
     if k.merge <= 1 {
         return None;
     }
-    let merge = u64::from(k.merge);
-    let wide =
-        u64::from(cfg.grid[0]).div_ceil(merge) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
+    let wide_grid = [cfg.grid[0].div_ceil(k.merge), cfg.grid[1], cfg.grid[2]];
+    let wide: u64 = wide_grid.iter().map(|&d| u64::from(d)).product();
     let workers = match opts.threads {
         0 => warpfold_interp::cores(),
         n => n,
     } as u64;
-    let wide_grid = [wide_x(cfg.grid[0], k.merge), cfg.grid[1], cfg.grid[2]];
     let fits = !k.grid_fits || grid_fits(merge::code_shape(cfg.block, k.merge), wide_grid);
     if wide >= 4 * workers && fits {
         return None;
@@ -587,11 +585,6 @@ fn unmerged_for<'k>(
             .map(Box::new)
         })
         .as_deref()
-}
-
-/// Wide CTAs along x for a grid of `gx` real ones, `merge` to a wide CTA.
-fn wide_x(gx: u32, merge: u32) -> u32 {
-    gx.div_ceil(merge)
 }
 
 /// Run a compiled kernel over the grid.

@@ -23,6 +23,7 @@
 //! `launch`).
 
 use crate::lanes::Shape;
+use crate::pack::{shared_sym, Emit};
 use crate::prepare::Unsupported;
 use warpfold_ir::*;
 
@@ -85,65 +86,31 @@ pub fn rewrite(m: &Module, f: &mut Function, shape: Shape, k: u32) -> Result<(),
                     f.regs[dst].ty.bits()
                 )));
             }
-            let at = |kind| Inst {
-                kind,
-                guard: None,
+            let mut e = Emit {
+                f: &mut *f,
+                out: &mut out,
                 loc: inst.loc,
-            };
-            let int = |op, dst, a, b| {
-                at(InstKind::Int {
-                    op,
-                    ty: Ty::U32,
-                    dst,
-                    args: vec![a, b],
-                })
-            };
-            let mov = |src| Inst {
-                kind: InstKind::Mov {
-                    ty: Ty::U32,
-                    dst,
-                    src,
-                },
                 guard: inst.guard,
-                loc: inst.loc,
             };
-            if sreg == Special::Ntid(0) {
-                out.push(mov(Value::Imm(u64::from(bx))));
-                continue;
-            }
-            let x = temp(f);
-            out.push(at(InstKind::ReadSpecial {
-                dst: x,
-                sreg: Special::Tid(0),
-            }));
-            if sreg == Special::Tid(0) {
+            let v = match sreg {
+                Special::Ntid(0) => Value::Imm(u64::from(bx)),
                 // The column in the real CTA.
-                let t = temp(f);
-                out.push(int(
-                    IntOp::And,
-                    t,
-                    Value::Reg(x),
-                    Value::Imm(u64::from(bx - 1)),
-                ));
-                out.push(mov(Value::Reg(t)));
-                continue;
-            }
-            // The wide CTA's index times k, plus the real CTA's place in it.
-            let (w, first, kth, c) = (temp(f), temp(f), temp(f), temp(f));
-            out.push(at(InstKind::ReadSpecial {
-                dst: w,
-                sreg: Special::Ctaid(0),
-            }));
-            out.push(int(
-                IntOp::MulLo,
-                first,
-                Value::Reg(w),
-                Value::Imm(u64::from(k)),
-            ));
-            let log = u64::from(bx.trailing_zeros());
-            out.push(int(IntOp::Shr, kth, Value::Reg(x), Value::Imm(log)));
-            out.push(int(IntOp::Add, c, Value::Reg(first), Value::Reg(kth)));
-            out.push(mov(Value::Reg(c)));
+                Special::Tid(0) => {
+                    let x = e.special(Special::Tid(0));
+                    e.int(IntOp::And, x, Value::Imm(u64::from(bx - 1)))
+                }
+                // The wide CTA's index times k, plus the real CTA's place
+                // in it.
+                _ => {
+                    let x = e.special(Special::Tid(0));
+                    let w = e.special(Special::Ctaid(0));
+                    let first = e.int(IntOp::MulLo, w, Value::Imm(u64::from(k)));
+                    let log = u64::from(bx.trailing_zeros());
+                    let kth = e.int(IntOp::Shr, x, Value::Imm(log));
+                    e.int(IntOp::Add, first, kth)
+                }
+            };
+            e.mov(dst, v);
         }
         f.blocks[b].insts = out;
     }
@@ -152,7 +119,7 @@ pub fn rewrite(m: &Module, f: &mut Function, shape: Shape, k: u32) -> Result<(),
 
 /// Whether an instruction touches shared memory or asks about it.
 fn uses_shared(m: &Module, k: &InstKind) -> bool {
-    let shared_sym = |s: &Symbol| matches!(s, Symbol::Global(g) if m.globals.get(*g).is_some_and(|g| g.space == Space::Shared));
+    let shared_sym = |s: &Symbol| shared_sym(m, s);
     match k {
         InstKind::AddrOf { sym, space, .. } => shared_sym(sym) || *space == Space::Shared,
         InstKind::Ld { space, addr, .. }
@@ -166,11 +133,6 @@ fn uses_shared(m: &Module, k: &InstKind) -> bool {
         }
         _ => false,
     }
-}
-
-fn temp(f: &mut Function) -> Reg {
-    let name = format!("%wf_merge{}", f.regs.len());
-    f.regs.push(RegInfo { name, ty: Ty::U32 })
 }
 
 fn no(why: &str) -> Unsupported {

@@ -272,7 +272,7 @@ fn full_mask(mask: &mut Value, value: Option<u64>, n: u32, line: u32) -> Result<
 }
 
 /// Whether a symbol is a `.shared` variable.
-fn shared_sym(m: &Module, s: &Symbol) -> bool {
+pub(crate) fn shared_sym(m: &Module, s: &Symbol) -> bool {
     matches!(s, Symbol::Global(g) if m.globals.get(*g).is_some_and(|g| g.space == Space::Shared))
 }
 
@@ -313,12 +313,13 @@ fn temp(f: &mut Function, ty: Ty) -> Reg {
     f.regs.push(RegInfo { name, ty })
 }
 
-/// Appends the instructions that replace one special register read.
-struct Emit<'a> {
-    f: &'a mut Function,
-    out: &'a mut Vec<Inst>,
-    loc: SrcLoc,
-    guard: Option<(Reg, bool)>,
+/// Appends the instructions that replace one special register read (here
+/// and in `merge`).
+pub(crate) struct Emit<'a> {
+    pub(crate) f: &'a mut Function,
+    pub(crate) out: &'a mut Vec<Inst>,
+    pub(crate) loc: SrcLoc,
+    pub(crate) guard: Option<(Reg, bool)>,
 }
 
 impl Emit<'_> {
@@ -336,13 +337,13 @@ impl Emit<'_> {
         });
     }
 
-    fn special(&mut self, sreg: Special) -> Value {
+    pub(crate) fn special(&mut self, sreg: Special) -> Value {
         let dst = self.reg();
         self.push(InstKind::ReadSpecial { dst, sreg }, None);
         Value::Reg(dst)
     }
 
-    fn int(&mut self, op: IntOp, a: Value, b: Value) -> Value {
+    pub(crate) fn int(&mut self, op: IntOp, a: Value, b: Value) -> Value {
         let dst = self.reg();
         self.push(
             InstKind::Int {
@@ -401,7 +402,7 @@ impl Emit<'_> {
         );
     }
 
-    fn mov(&mut self, dst: Reg, src: Value) {
+    pub(crate) fn mov(&mut self, dst: Reg, src: Value) {
         let g = self.guard;
         self.push(
             InstKind::Mov {

@@ -145,9 +145,16 @@ pub fn counted_barrier(k: &InstKind) -> bool {
 /// its block (what the analyses' unit tests look at).
 #[cfg(test)]
 pub(crate) fn prepared(src: &str, name: &str) -> Prepared {
+    prepared_in(src, name).2
+}
+
+/// `prepared`, with the module and the kernel's id.
+#[cfg(test)]
+pub(crate) fn prepared_in(src: &str, name: &str) -> (Module, FuncId, Prepared) {
     let m = warpfold_ptx::load(src).expect("parses");
     let (k, _) = m.kernels().find(|(_, f)| f.name == name).expect("kernel");
-    prepare(&m, k, None, None, &|_| true).expect("prepares")
+    let p = prepare(&m, k, None, None, &|_| true).expect("prepares");
+    (m, k, p)
 }
 
 /// `split_collectives(b)`: whether warp collectives in block `b` (of the

@@ -308,9 +308,7 @@ mod tests {
 }}
 "#
         );
-        let m = warpfold_ptx::load(&src).expect("parses");
-        let (k, _) = m.kernels().next().expect("kernel");
-        let p = crate::prepare::prepare(&m, k, None, None, &|_| true).expect("prepares");
+        let (m, k, p) = crate::prepare::prepared_in(&src, "k");
         let layout = warpfold_ir::shared::shared_layout(&m, k);
         written_before_read(&p, &layout, shape)
     }

@@ -137,19 +137,6 @@ impl Device {
         self
     }
 
-    /// `with_fmad(on)` when `Some`, else unchanged.
-    pub fn with_fmad_default(self, on: Option<bool>) -> Self {
-        match on {
-            Some(on) => self.with_fmad(on),
-            None => self,
-        }
-    }
-
-    /// Whether loading fuses products and sums (see `with_fmad`).
-    pub fn fmad(&self) -> bool {
-        self.fmad
-    }
-
     /// Folder where compiled machine code is kept between processes
     /// (`None`: compile every time). The default is `$WARPFOLD_CACHE_DIR`
     /// (`off` disables it), else `$XDG_CACHE_HOME/warpfold/kernels`, else

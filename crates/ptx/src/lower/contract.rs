@@ -27,7 +27,12 @@ pub(crate) fn contract(f: &mut ir::Function, implicit: &Implicit) {
     if implicit.is_empty() {
         return;
     }
-    let mentions = mentions(f);
+    // Each instruction's registers, once (by block id, then position).
+    let mut named = vec![Vec::new(); f.blocks.len()];
+    for (b, block) in f.blocks.iter() {
+        named[b.0 as usize] = block.insts.iter().map(regs_named).collect::<Vec<_>>();
+    }
+    let mentions = mentions(f, &named);
     let bound: HashSet<Reg> = f
         .params
         .iter()
@@ -53,7 +58,13 @@ pub(crate) fn contract(f: &mut ir::Function, implicit: &Implicit) {
                 if mentions[t.0 as usize] != 2 || bound.contains(&t) {
                     continue;
                 }
-                let Some(m) = product_of(&insts, k, t, ty, ftz, b, implicit, &gone) else {
+                let at = Site {
+                    b,
+                    k,
+                    named: &named[b.0 as usize],
+                    gone: &gone,
+                };
+                let Some(m) = product_of(&insts, &at, t, ty, ftz, implicit) else {
                     continue;
                 };
                 let InstKind::Float { args, .. } = &insts[m].kind else {
@@ -149,104 +160,88 @@ fn sum(inst: &Inst, implicit: bool) -> Option<(Ty, bool, FloatOp, Value, Value)>
     }
 }
 
-/// The index of the unguarded `mul` of the same kind before `k` in this
-/// block that writes `t`, if nothing between it and `k` writes or reads
-/// `t` or its factors (so they still hold their values at `k`).
-#[allow(clippy::too_many_arguments)]
+/// Where a sum is: block `b`, position `k`, the registers each of the
+/// block's instructions names, and the products already fused.
+struct Site<'a> {
+    b: BlockId,
+    k: usize,
+    named: &'a [Vec<Reg>],
+    gone: &'a [bool],
+}
+
+/// The index of the unguarded `mul` of the same kind before the sum at
+/// `at` in its block that writes `t` (read by nothing else: see
+/// `mentions`), if nothing between them names its factors (so they still
+/// hold their values at the sum).
 fn product_of(
     insts: &[Inst],
-    k: usize,
+    at: &Site,
     t: Reg,
     ty: Ty,
     ftz: bool,
-    b: BlockId,
     implicit: &Implicit,
-    gone: &[bool],
 ) -> Option<usize> {
-    for m in (0..k).rev() {
-        let inst = &insts[m];
-        if let InstKind::Float {
-            op: FloatOp::Mul,
-            ty: mty,
-            dst,
-            args,
-            ftz: mftz,
-            sat: false,
-            ..
-        } = &inst.kind
-        {
-            if *dst == t {
-                let ok = *mty == ty
-                    && *mftz == ftz
-                    && inst.guard.is_none()
-                    && implicit.contains(&(b, m))
-                    && !gone[m]
-                    && args.len() == 2
-                    && (m + 1..k).all(|j| {
-                        args.iter().all(|a| match a {
-                            Value::Reg(r) => !touches(&insts[j], *r),
-                            Value::Imm(_) => true,
-                        })
-                    });
-                return ok.then_some(m);
-            }
-        }
-        if touches(inst, t) {
-            return None;
-        }
-    }
-    None
+    let m = (0..at.k).rev().find(
+        |&m| matches!(&insts[m].kind, InstKind::Float { op: FloatOp::Mul, dst, .. } if *dst == t),
+    )?;
+    let InstKind::Float {
+        ty: mty,
+        args,
+        ftz: mftz,
+        sat,
+        ..
+    } = &insts[m].kind
+    else {
+        return None;
+    };
+    let ok = *mty == ty
+        && *mftz == ftz
+        && !*sat
+        && insts[m].guard.is_none()
+        && implicit.contains(&(at.b, m))
+        && !at.gone[m]
+        && args.len() == 2
+        && (m + 1..at.k).all(|j| {
+            args.iter().all(|a| match a {
+                Value::Reg(r) => !at.named[j].contains(r),
+                Value::Imm(_) => true,
+            })
+        });
+    ok.then_some(m)
 }
 
-/// Whether `inst` names register `r` anywhere (operand, result or guard).
-fn touches(inst: &Inst, r: Reg) -> bool {
-    if inst.guard.is_some_and(|(g, _)| g == r) {
-        return true;
-    }
-    let hit = RefCell::new(false);
+/// The registers `inst` names: operands, results and guard.
+fn regs_named(inst: &Inst) -> Vec<Reg> {
+    let regs = RefCell::new(Vec::new());
     let mut kind = inst.kind.clone();
     ir::inline::remap(
         &mut kind,
         &|x| {
-            if x == r {
-                *hit.borrow_mut() = true;
-            }
+            regs.borrow_mut().push(x);
             x
         },
         &|l| l,
     );
-    hit.into_inner()
+    let mut regs = regs.into_inner();
+    regs.extend(inst.guard.map(|(g, _)| g));
+    regs
 }
 
-/// How many times each register is named in `f` (operands, results,
-/// guards, branch conditions).
-fn mentions(f: &ir::Function) -> Vec<u32> {
-    let counts = RefCell::new(vec![0u32; f.regs.len()]);
-    let count = |r: Reg| {
-        if let Some(c) = counts.borrow_mut().get_mut(r.0 as usize) {
+/// How many times each register is named in `f` (by its instructions,
+/// `named`, and its branch conditions).
+fn mentions(f: &ir::Function, named: &[Vec<Vec<Reg>>]) -> Vec<u32> {
+    let mut counts = vec![0u32; f.regs.len()];
+    let regs = named.iter().flatten().flatten().copied();
+    let conds = f.blocks.values().filter_map(|b| match b.term {
+        Some(Terminator::Branch { pred, .. }) => Some(pred),
+        _ => None,
+    });
+    for r in regs.chain(conds) {
+        if let Some(c) = counts.get_mut(r.0 as usize) {
             *c += 1;
         }
-    };
-    for block in f.blocks.values() {
-        for inst in &block.insts {
-            if let Some((g, _)) = inst.guard {
-                count(g);
-            }
-            let mut kind = inst.kind.clone();
-            ir::inline::remap(
-                &mut kind,
-                &|x| {
-                    count(x);
-                    x
-                },
-                &|l| l,
-            );
-        }
-        if let Some(Terminator::Branch { pred, .. }) = block.term {
-            count(pred);
-        }
     }
-    counts.into_inner()
+    counts
 }
 
 #[cfg(test)]
