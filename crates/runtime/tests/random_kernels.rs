@@ -68,14 +68,16 @@ fn stmt(
     // Warp collectives and barriers only where all lanes are together
     // (depth 0): inside divergent code they are undefined or deadlock.
     // (15's approximations come with a shared atomic)
-    const PLAIN: [usize; 15] = [0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 16, 17, 19];
-    const PLAIN_DEEP: [usize; 12] = [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 16, 17];
+    const PLAIN: [usize; 16] = [0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 16, 17, 19, 20];
+    const PLAIN_DEEP: [usize; 13] = [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 16, 17, 20];
     let choice = match depth {
         0..=2 if plain => PLAIN[rng.pick(PLAIN.len())],
         _ if plain => PLAIN_DEEP[rng.pick(PLAIN_DEEP.len())],
-        0 => rng.pick(20),
-        1 | 2 => [0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19][rng.pick(17)],
-        _ => [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15, 16, 17, 18][rng.pick(14)],
+        0 => rng.pick(21),
+        1 | 2 => [
+            0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+        ][rng.pick(18)],
+        _ => [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15, 16, 17, 18, 20][rng.pick(15)],
     };
     match choice {
         0 => {
@@ -301,6 +303,25 @@ fn stmt(
                 "  sub.u32 %ru{lh}, %ru{lh}, 1;\n  setp.ne.u32 %pu{lh}, %ru{lh}, 0;\n  @%pu{lh} bra $L{lh};\n"
             ));
         }
+        20 => {
+            // a thread, block or grid index mixed into a register (wide
+            // CTAs rewrite %tid.x, %ntid.x and %ctaid.x: each thread must
+            // still see its own CTA's)
+            let sreg = [
+                "%tid.x",
+                "%tid.y",
+                "%ntid.x",
+                "%ntid.y",
+                "%ctaid.x",
+                "%nctaid.x",
+            ][rng.pick(6)];
+            let d = r(rng);
+            out.push_str(&format!(
+                "  mov.u32 %rb, {sreg};\n  mad.lo.u32 {d}, %rb, {}, {};\n",
+                [1, 3, 977][rng.pick(3)],
+                r(rng)
+            ));
+        }
         // (nothing once the regions are used up)
         17 if *regions >= SCRATCH_REGIONS => {}
         17 => {
@@ -372,7 +393,45 @@ fn stmt(
     }
 }
 
-fn kernel(seed: u64, plain: bool) -> String {
+/// How a campaign's kernels are launched: `ctas` CTAs along x of `block`
+/// threads, by `workers` threads (all cores: `None`); `shared`: the kernel
+/// declares shared memory (its exchanges need it; wide CTAs take none).
+#[derive(Clone, Copy)]
+struct Layout {
+    ctas: u32,
+    block: [u32; 2],
+    shared: bool,
+    workers: Option<usize>,
+}
+
+impl Layout {
+    fn threads(self) -> u32 {
+        self.block[0] * self.block[1]
+    }
+
+    /// Threads of the grid.
+    fn all_threads(self) -> usize {
+        (self.ctas * self.threads()) as usize
+    }
+
+    /// The scratch buffer the stores write: per CTA and 32-lane warp, a
+    /// region for each store statement (up to `SCRATCH_REGIONS` of them),
+    /// 256 words each with room for the `+4` offset.
+    fn scratch_bytes(self) -> usize {
+        let warps = self.threads().div_ceil(32) as usize;
+        self.ctas as usize * warps * SCRATCH_WARP_BYTES + 2 * SCRATCH_PAD_BYTES
+    }
+}
+
+/// Two CTAs of 64 threads on all cores: every statement kind fits.
+const SMALL: Layout = Layout {
+    ctas: 2,
+    block: [64, 1],
+    shared: true,
+    workers: None,
+};
+
+fn kernel(seed: u64, plain: bool, layout: Layout) -> String {
     let mut rng = Rng(seed | 1);
     let mut body = String::new();
     let mut labels = 0;
@@ -382,10 +441,12 @@ fn kernel(seed: u64, plain: bool) -> String {
     for _ in 0..n {
         stmt(&mut rng, &mut body, 0, &mut labels, &mut regions, plain);
     }
+    // Registers start from the thread's index in the grid (%rg), so CTAs
+    // compute apart and each thread's outputs are its own.
     let mut init = String::new();
     for i in 0..NREG {
         init.push_str(&format!(
-            "  mad.lo.u32 %r{i}, %r9, {}, {};\n",
+            "  mad.lo.u32 %r{i}, %rg, {}, {};\n",
             2 * i + 3,
             rng.next() % 1000
         ));
@@ -401,30 +462,41 @@ fn kernel(seed: u64, plain: bool) -> String {
             8 * i + 4
         ));
     }
+    let shared = if layout.shared {
+        "  .shared .align 4 .b8 buf[1024];\n"
+    } else {
+        ""
+    };
+    // %sh..%shr: this thread's word, its neighbour's, its half-warp's
+    // first and lane i % 16's, in `buf`.
+    let shared_addrs = if layout.shared {
+        "  mov.u64 %sh, buf;\n  mul.wide.u32 %t64, %r9, 4;\n  add.s64 %sh, %sh, %t64;\n  xor.b32 %r8, %r9, 1;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shn, buf;\n  add.s64 %shn, %shn, %t64;\n\
+  and.b32 %r8, %r9, -16;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shb, buf;\n  add.s64 %shb, %shb, %t64;\n\
+  and.b32 %r8, %r9, -17;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shr, buf;\n  add.s64 %shr, %shr, %t64;\n"
+    } else {
+        ""
+    };
+    // %r9: the thread's index in its CTA; its 32-lane warp's scratch is
+    // number ctaid * warps + r9 / 32.
     format!(
         ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po, .param .u64 pin, .param .u64 pscr, .param .u64 pcnt)\n{{\n\
-  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk;\n  .shared .align 4 .b8 buf[1024];\n\
-  mov.u32 %r9, %tid.x;\n  setp.ne.u32 %p0, %r9, 5;\n\
-  ld.param.u64 %cnt, [pcnt];\n  ld.param.u64 %in, [pin];\n  add.s64 %in, %in, {IN_PAD};\n  add.s64 %inmid, %in, 2048;\n  ld.param.u64 %scr, [pscr];\n  mov.u32 %ra, %ctaid.x;\n  shl.b32 %ra, %ra, 1;\n  shr.u32 %rb, %r9, 5;\n  add.u32 %ra, %ra, %rb;\n  mul.wide.u32 %t64, %ra, {SCRATCH_WARP};\n  add.s64 %scr, %scr, %t64;\n  add.s64 %scr, %scr, {SCRATCH_PAD};\n  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %r9, {};\n  add.s64 %out, %out, %t64;\n\
-  mov.u64 %sh, buf;\n  mul.wide.u32 %t64, %r9, 4;\n  add.s64 %sh, %sh, %t64;\n  xor.b32 %r8, %r9, 1;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shn, buf;\n  add.s64 %shn, %shn, %t64;\n\
-  and.b32 %r8, %r9, -16;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shb, buf;\n  add.s64 %shb, %shb, %t64;\n\
-  and.b32 %r8, %r9, -17;\n  mul.wide.u32 %t64, %r8, 4;\n  mov.u64 %shr, buf;\n  add.s64 %shr, %shr, %t64;\n\
-{init}{body}{stores}  ret;\n}}\n",
+  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk, %rg;\n{shared}\
+  mov.u32 %r9, %tid.x;\n  mov.u32 %ra, %tid.y;\n  mov.u32 %rb, %ntid.x;\n  mad.lo.u32 %r9, %ra, %rb, %r9;\n  mov.u32 %ra, %ctaid.x;\n  mad.lo.u32 %rg, %ra, {threads}, %r9;\n  setp.ne.u32 %p0, %r9, 5;\n\
+  ld.param.u64 %cnt, [pcnt];\n  ld.param.u64 %in, [pin];\n  add.s64 %in, %in, {IN_PAD};\n  add.s64 %inmid, %in, 2048;\n  ld.param.u64 %scr, [pscr];\n  mul.lo.u32 %ra, %ra, {warps};\n  shr.u32 %rb, %r9, 5;\n  add.u32 %ra, %ra, %rb;\n  mul.wide.u32 %t64, %ra, {SCRATCH_WARP};\n  add.s64 %scr, %scr, %t64;\n  add.s64 %scr, %scr, {SCRATCH_PAD};\n  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %rg, {};\n  add.s64 %out, %out, %t64;\n\
+{shared_addrs}{init}{body}{stores}  ret;\n}}\n",
         8 * NREG,
+        threads = layout.threads(),
+        warps = layout.threads().div_ceil(32),
         IN_PAD = IN_PAD_BYTES,
         SCRATCH_WARP = SCRATCH_WARP_BYTES,
         SCRATCH_PAD = SCRATCH_PAD_BYTES,
     )
 }
 
-/// The scratch buffer the stores write: per CTA (2) and 32-lane warp (2),
-/// a region for each store statement (up to `SCRATCH_REGIONS` of them),
-/// 256 words each with room for the `+4` offset.
 const SCRATCH_REGIONS: usize = 16;
 const SCRATCH_REGION_BYTES: usize = 256 * 4 + 64;
 const SCRATCH_PAD_BYTES: usize = 64;
 const SCRATCH_WARP_BYTES: usize = SCRATCH_REGIONS * SCRATCH_REGION_BYTES;
-const SCRATCH_BYTES: usize = 4 * SCRATCH_WARP_BYTES + 2 * SCRATCH_PAD_BYTES;
 
 /// The counters the global adds go to: 64 words, then 32 double words.
 const COUNTER_BYTES: usize = 512;
@@ -441,35 +513,47 @@ fn input_words() -> Vec<u32> {
         .collect()
 }
 
+/// What a campaign found: the disagreements, and how many kernels the
+/// compiled backend ran as wide CTAs (see the cpu crate's `merge`).
+struct Outcome {
+    failures: Vec<String>,
+    merged: usize,
+}
+
 /// Kernels `first..first + count` (of the plain kind or not) on both
-/// backends; what disagreed.
-fn compare(first: u64, count: u64, plain: bool) -> Vec<String> {
-    let threads = 64u32;
+/// backends, launched as `layout` says.
+fn compare(first: u64, count: u64, plain: bool, layout: Layout) -> Outcome {
+    let block = [layout.block[0], layout.block[1], 1];
     let mut failures = Vec::new();
+    let mut merged = 0;
     for seed in first..first + count {
-        let src = kernel(seed * 0x9e37_79b9_7f4a_7c15, plain);
+        let src = kernel(seed * 0x9e37_79b9_7f4a_7c15, plain, layout);
         let mut outs = Vec::new();
         for backend in [Backend::Interp, Backend::Cpu] {
-            let dev = Device::new()
+            let mut dev = Device::new()
                 .with_backend(backend)
+                .with_disk_cache(None)
                 .with_timeout(Some(std::time::Duration::from_secs(10)));
+            if let Some(n) = layout.workers {
+                dev = dev.with_threads(n);
+            }
             let m = match dev.load_ptx(&src) {
                 Ok(m) => m,
                 Err(e) => panic!("seed {seed}: generated PTX does not load: {e}\n{src}"),
             };
             let k = m.kernel("rk").unwrap();
             if backend == Backend::Cpu {
-                if let (Backend::Interp, Some(why)) = k.effective_backend([threads, 1, 1]) {
+                if let (Backend::Interp, Some(why)) = k.effective_backend(block) {
                     failures.push(format!("seed {seed}: cpu backend fell back: {why}"));
                 }
             }
-            let out = dev.buffer_zeroed(threads as usize * 8 * NREG).unwrap();
+            let out = dev.buffer_zeroed(layout.all_threads() * 8 * NREG).unwrap();
             let inp = dev.buffer_from(&input_words()).unwrap();
-            let scr = dev.buffer_zeroed(SCRATCH_BYTES).unwrap();
+            let scr = dev.buffer_zeroed(layout.scratch_bytes()).unwrap();
             let cnt = dev.buffer_zeroed(COUNTER_BYTES).unwrap();
             let r = k.launch(
-                [2, 1, 1],
-                [threads, 1, 1],
+                [layout.ctas, 1, 1],
+                block,
                 0,
                 &[
                     Arg::Buffer(&out),
@@ -478,6 +562,14 @@ fn compare(first: u64, count: u64, plain: bool) -> Vec<String> {
                     Arg::Buffer(&cnt),
                 ],
             );
+            if backend == Backend::Cpu && r.is_ok() {
+                let c = k.compiled(block);
+                if let Ok(c) = c.as_ref().as_ref() {
+                    if c.ctas_merged() > 1 && !c.ran_unmerged() {
+                        merged += 1;
+                    }
+                }
+            }
             outs.push(
                 r.map(|_| [out.to_bytes(), scr.to_bytes(), cnt.to_bytes()])
                     .map_err(|e| e.to_string()),
@@ -497,7 +589,7 @@ fn compare(first: u64, count: u64, plain: bool) -> Vec<String> {
             ));
         }
     }
-    failures
+    Outcome { failures, merged }
 }
 
 /// `WARPFOLD_RANDOM_KERNELS` (default 150) kernels from seed
@@ -513,7 +605,7 @@ fn campaign() -> (u64, u64) {
 #[test]
 fn random_kernels_agree_between_backends() {
     let (first, count) = campaign();
-    let failures = compare(first, count, false);
+    let failures = compare(first, count, false, SMALL).failures;
     assert!(
         failures.is_empty(),
         "{} of {count} generated kernels disagree:\n{}",
@@ -531,7 +623,7 @@ fn random_kernels_without_barriers_agree_between_backends() {
     let (first, count) = campaign();
     let count = count.div_ceil(3);
     let before = warpfold_cpu::loops_in_step();
-    let mut failures = compare(first, count, true);
+    let mut failures = compare(first, count, true, SMALL).failures;
     let in_step = warpfold_cpu::loops_in_step() - before;
     eprintln!("{count} plain kernels, {in_step} loops in step");
     if count >= 50 && in_step == 0 && std::env::var_os("WARPFOLD_LOCKSTEP").is_none() {
@@ -540,6 +632,50 @@ fn random_kernels_without_barriers_agree_between_backends() {
     assert!(
         failures.is_empty(),
         "{} of {count} plain kernels disagree:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Plain kernels without shared memory on grids wide enough that the
+/// compiled backend runs CTAs neighbouring along x as one wide CTA where
+/// their warps march a loop in step (see the cpu crate's `merge`): each
+/// thread must still see its own CTA's indices and write its own outputs.
+/// Grids whose last wide CTA is short of real ones, blocks of one and two
+/// rows, one worker and two (a third as many kernels, split between them).
+#[test]
+fn random_kernels_in_wide_ctas_agree_between_backends() {
+    let (first, count) = campaign();
+    let count = count.div_ceil(3);
+    let layouts = [
+        (14, [64, 1], 1),
+        (13, [32, 2], 1),
+        (13, [128, 1], 1),
+        (30, [64, 1], 2),
+    ];
+    let share = count.div_ceil(layouts.len() as u64);
+    let (mut failures, mut merged) = (Vec::new(), 0);
+    for (i, (ctas, block, workers)) in layouts.into_iter().enumerate() {
+        let layout = Layout {
+            ctas,
+            block,
+            shared: false,
+            workers: Some(workers),
+        };
+        let o = compare(first + i as u64 * share, share, true, layout);
+        failures.extend(o.failures);
+        merged += o.merged;
+    }
+    eprintln!("{count} plain kernels in wide grids, {merged} ran as wide CTAs");
+    let off = ["WARPFOLD_LOCKSTEP", "WARPFOLD_MERGE"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some());
+    if count >= 50 && merged == 0 && !off {
+        failures.push(format!("no kernel of {count} ran as wide CTAs"));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {count} plain kernels in wide grids disagree:\n{}",
         failures.len(),
         failures.join("\n")
     );
