@@ -1750,14 +1750,29 @@ impl<'a, const W: u32> Gen<'a, W> {
             }
             FloatOp::Abs => self.def(&format!("call {ftype} @llvm.fabs.{sfx}({ftype} {})", xs[0])),
             FloatOp::Neg => self.def(&format!("fneg {ftype} {}", xs[0])),
-            FloatOp::Min { .. } => self.def(&format!(
-                "call {ftype} @llvm.minnum.{sfx}({ftype} {}, {ftype} {})",
-                xs[0], xs[1]
-            )),
-            FloatOp::Max { .. } => self.def(&format!(
-                "call {ftype} @llvm.maxnum.{sfx}({ftype} {}, {ftype} {})",
-                xs[0], xs[1]
-            )),
+            FloatOp::Min { .. } | FloatOp::Max { .. } => {
+                let (name, pick) = if matches!(op, FloatOp::Min { .. }) {
+                    ("minnum", "or")
+                } else {
+                    ("maxnum", "and")
+                };
+                let m = self.def(&format!(
+                    "call {ftype} @llvm.{name}.{sfx}({ftype} {}, {ftype} {})",
+                    xs[0], xs[1]
+                ));
+                // PTX orders -0.0 below +0.0; LLVM's minnum and maxnum may
+                // return either zero (x86's min and max give the second
+                // operand). Equal operands give their bits' OR for min (a
+                // -0.0 wins) and AND for max (a +0.0 wins), which for
+                // other equal values is the value itself.
+                let it = vt::<W>(t.bits());
+                let eq = self.def(&format!("fcmp oeq {ftype} {}, {}", xs[0], xs[1]));
+                let a = self.def(&format!("bitcast {ftype} {} to {it}", xs[0]));
+                let b = self.def(&format!("bitcast {ftype} {} to {it}", xs[1]));
+                let z = self.def(&format!("{pick} {it} {a}, {b}"));
+                let z = self.def(&format!("bitcast {it} {z} to {ftype}"));
+                self.def(&format!("select <{W} x i1> {eq}, {ftype} {z}, {ftype} {m}"))
+            }
             _ => unreachable!("filtered above"),
         };
         // abs/neg keep NaN payloads (as the interpreter does); arithmetic
@@ -1785,7 +1800,8 @@ impl<'a, const W: u32> Gen<'a, W> {
                 "{hi} = call {ftype} @llvm.minnum.{sfx}({ftype} {lo}, {ftype} {})",
                 fsplat::<W>(t, "1.0")
             ));
-            r = hi;
+            // -0.0 -> +0.0 (maxnum may keep either zero).
+            r = self.def(&format!("fadd {ftype} {hi}, zeroinitializer"));
         }
         self.fset(dst, &r, t, exec);
         true
