@@ -2015,6 +2015,8 @@ pub fn emit<const W: u32>(
     let mut region_insts = std::collections::HashMap::new();
     // The one barrier site each region can end at, if only one.
     let mut region_next = std::collections::HashMap::new();
+    // Whether each region may run two warps at once (see `warp_pairs`).
+    let mut region_pairs = std::collections::HashMap::new();
     // Not for warp functions too large to inline: their code generation
     // already dominates, and twice as much of it costs more than regions
     // save (the bitonic sort: 1.0 -> 2.1 s of JIT for 10% faster runs).
@@ -2058,6 +2060,7 @@ pub fn emit<const W: u32>(
                 added_lines += lines;
                 region_insts.insert(succ, insts_inside(p, &region_inside));
                 region_next.insert(succ, only_barrier(p, &region_inside));
+                region_pairs.insert(succ, crate::warp_pairs::pairs_well(p, &region_inside));
                 warp_fns.push_str(&text);
                 done.insert(succ);
             }
@@ -2067,6 +2070,7 @@ pub fn emit<const W: u32>(
                 succ,
                 unrolled: false,
                 next: region_next[&succ],
+                pair: false,
             });
         }
     }
@@ -2199,6 +2203,15 @@ pub fn emit<const W: u32>(
     if unrolled.is_some() && region_sites.iter().any(|r| r.unrolled) {
         let _ = writeln!(ir, "{UNROLLED_MARK}");
         let _ = writeln!(ir, "{SHARED_BYTES_MARK}{}", layout.static_bytes);
+    }
+    // Regions the round loop runs warp after warp may take two at a time.
+    if threads.div_ceil(W) >= 2 && crate::warp_pairs::enabled() {
+        for site in &mut region_sites {
+            site.pair = !site.unrolled && region_pairs[&site.succ];
+        }
+    }
+    if region_sites.iter().any(|r| r.pair) {
+        ir.push_str(crate::warp_pairs::MARK_FN);
     }
     let chain = if region_sites.iter().any(|r| r.unrolled) {
         chain_copies(&g, &ctx, &region_sites)
@@ -3113,6 +3126,8 @@ struct RegionSite {
     unrolled: bool,
     /// The site of the only barrier the region reaches, if it reaches one.
     next: Option<u32>,
+    /// The round loop runs it for two warps at once (see `warp_pairs`).
+    pair: bool,
 }
 
 /// Bytes of a warp's state holding a register's value or its jump lane,
@@ -3523,6 +3538,21 @@ const FRESH_BELOW_BYTES: usize = 100_000;
 /// double, and a 3-D stencil's (930 KB) tripled for a gain within noise.
 const FRESH_LOOP_BELOW_BYTES: usize = 250_000;
 
+/// The round loop's call of region `succ` after barrier site `site` for
+/// the current warp: its code in `%lc{site}`, the warps left in
+/// `%ln{site}`.
+fn one_run(site: u32, succ: u32) -> String {
+    format!(
+        "lr{site}_run:
+  %lc{site} = call i32 @wf_region{succ}(i8* %ls{site}, i64* %env, i32 %lw{site}, i32 0, i32 0, i8* %ls{site})
+  %lcp{site} = getelementptr i32, i32* %codes, i64 %lw64_{site}
+  store i32 %lc{site}, i32* %lcp{site}
+  %lt1_{site} = sub i32 %lt{site}, 1
+  %ln{site} = and i32 %lt{site}, %lt1_{site}
+"
+    )
+}
+
 /// `wf_cta(states, env, state_bytes, running, fresh, codes)`: rounds of a
 /// CTA: each warp in the `*running` bit set runs until it finishes, waits
 /// or yields (`fresh[w]` non-zero on its first call, then cleared; the
@@ -3645,6 +3675,7 @@ fn cta_fn<const W: u32>(
                 succ: 0,
                 unrolled: true,
                 next,
+                pair: false,
             });
             unrolled_fresh::<W>(
                 &mut lean,
@@ -3698,11 +3729,7 @@ lr{site}:
   %llv{site} = load i32, i32* %llpi{site}
   %lfull{site} = icmp eq i32 %llv{site}, {all_lanes}
   br i1 %lfull{site}, label %lr{site}_run, label %lr{site}_bail
-lr{site}_run:
-  %lc{site} = call i32 @wf_region{succ}(i8* %ls{site}, i64* %env, i32 %lw{site}, i32 0, i32 0, i8* %ls{site})
-  %lcp{site} = getelementptr i32, i32* %codes, i64 %lw64_{site}
-  store i32 %lc{site}, i32* %lcp{site}
-  %lstop{site} = icmp eq i32 %lc{site}, 3
+{run}  %lstop{site} = icmp eq i32 %lc{site}, 3
   br i1 %lstop{site}, label %cancelled, label %lr{site}_acc
 lr{site}_acc:
   %lfirst{site} = icmp eq i32 %lk{site}, -1
@@ -3712,8 +3739,6 @@ lr{site}_acc:
   %lgood{site} = and i1 %lmatch{site}, %lislean{site}
   %lok1_{site} = and i1 %lok{site}, %lgood{site}
   %lk1_{site} = select i1 %lgood{site}, i32 %lc{site}, i32 %lk{site}
-  %lt1_{site} = sub i32 %lt{site}, 1
-  %ln{site} = and i32 %lt{site}, %lt1_{site}
   %lany{site} = icmp ne i32 %ln{site}, 0
   br i1 %lany{site}, label %lr{site}_more, label %lr{site}_end
 lr{site}_more:
@@ -3728,7 +3753,12 @@ lr{site}_bail:
   br label %loop
 ",
                 live = state::LIVE,
-                bar_code = BAR_CODE
+                bar_code = BAR_CODE,
+                run = if r.pair {
+                    crate::warp_pairs::pair_run(*site, *succ, state::LIVE, &all_lanes)
+                } else {
+                    one_run(*site, *succ)
+                },
             );
             let _ = write!(round_in, ", [ %running, %lr{site}_end ]");
             let _ = write!(rsite_in, ", [ %lnext{site}, %lr{site}_end ]");
@@ -4591,6 +4621,7 @@ mod tests {
                                         succ,
                                         unrolled: unroll_sites,
                                         next: chained.then_some(other),
+                                        pair: false,
                                     })
                                     .collect()
                             } else {

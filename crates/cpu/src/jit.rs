@@ -367,6 +367,27 @@ pub(crate) fn codegen_with(ir: &str, regs: Option<u64>) -> Result<Vec<u8>, Unsup
             }
         }
     }
+    if let Some(f) = module
+        .get_function("wf_cta")
+        .filter(|_| ir.contains(crate::warp_pairs::MARK_FN))
+    {
+        // Last, once nothing moves instructions any more: two warps
+        // through a region, interleaved (see `warp_pairs`).
+        // SAFETY: `f` belongs to `module`, alive and used by this thread
+        // only.
+        let n = unsafe { crate::warp_pairs::interleave(f.as_value_ref()) };
+        if std::env::var_os("WARPFOLD_TIME_JIT").is_some() {
+            eprintln!("warpfold: {n} blocks of two warps interleaved");
+        }
+        // The interleaving places every value before its uses; should it
+        // ever not, the kernel runs on the interpreter instead of
+        // reaching code generation with invalid IR.
+        if n > 0 && !f.verify(false) {
+            return Err(Unsupported(
+                "internal error: interleaving two warps left invalid LLVM IR".into(),
+            ));
+        }
+    }
     fpm.finalize();
     if let Some(path) = std::env::var_os("WARPFOLD_DUMP_OPT") {
         // The optimised module, as the code generator sees it; the first

@@ -33,6 +33,7 @@ mod region;
 mod shared_init;
 mod shared_regs;
 mod uniform;
+mod warp_pairs;
 mod width;
 
 pub use jit::CacheUse;
@@ -194,6 +195,13 @@ pub fn shared_accesses_in_registers() -> usize {
 /// trip by trip (see `lockstep`): for tests that a kernel takes that path.
 pub fn loops_in_step() -> usize {
     lockstep::IN_STEP.with(|c| c.get())
+}
+
+/// Blocks where compiled code runs two warps' copies of a region
+/// interleaved (see `warp_pairs`), over every kernel this process
+/// compiled: for tests that a kernel takes that path.
+pub fn warp_pair_blocks() -> usize {
+    warp_pairs::INTERLEAVED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// What compiled code is generated for on this machine: LLVM's name of

@@ -73,7 +73,7 @@ fn stmt(
     let choice = match depth {
         0..=2 if plain => PLAIN[rng.pick(PLAIN.len())],
         _ if plain => PLAIN_DEEP[rng.pick(PLAIN_DEEP.len())],
-        0 => rng.pick(21),
+        0 => rng.pick(22),
         1 | 2 => [
             0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19, 20,
         ][rng.pick(18)],
@@ -301,6 +301,41 @@ fn stmt(
             stmt(rng, out, depth + 1, labels, regions, plain);
             out.push_str(&format!(
                 "  sub.u32 %ru{lh}, %ru{lh}, 1;\n  setp.ne.u32 %pu{lh}, %ru{lh}, 0;\n  @%pu{lh} bra $L{lh};\n"
+            ));
+        }
+        21 => {
+            // straight-line float arithmetic between two barriers, with
+            // a store and load of the thread's own shared word: the
+            // compiled backend may run such a region for two warps at
+            // once, interleaved (see the cpu crate's `warp_pairs`)
+            out.push_str("  bar.sync 0;\n");
+            for _ in 0..8 + rng.pick(5) {
+                let op = [
+                    "fma.rn.f32",
+                    "fma.rn.f32",
+                    "add.rn.f32",
+                    "mul.rn.f32",
+                    "sub.rn.f32",
+                    "div.rn.f32",
+                    "max.f32",
+                    "mul.rz.ftz.f32",
+                ][rng.pick(8)];
+                let extra = if op.starts_with("fma") {
+                    format!(", {}", f(rng))
+                } else {
+                    String::new()
+                };
+                out.push_str(&format!(
+                    "  {op} {}, {}, {}{extra};\n",
+                    f(rng),
+                    f(rng),
+                    f(rng)
+                ));
+            }
+            out.push_str(&format!(
+                "  st.shared.f32 [%sh], {};\n  ld.shared.f32 {}, [%sh];\n  bar.sync 0;\n",
+                f(rng),
+                f(rng)
             ));
         }
         20 => {
@@ -605,7 +640,12 @@ fn campaign() -> (u64, u64) {
 #[test]
 fn random_kernels_agree_between_backends() {
     let (first, count) = campaign();
+    let before = warpfold_cpu::warp_pair_blocks();
     let failures = compare(first, count, false, SMALL).failures;
+    eprintln!(
+        "{count} kernels, {} regions run by two warps interleaved (this and other tests)",
+        warpfold_cpu::warp_pair_blocks() - before
+    );
     assert!(
         failures.is_empty(),
         "{} of {count} generated kernels disagree:\n{}",
