@@ -101,6 +101,8 @@ fn stmt(
             out.push_str(&format!("  {op} {}, {}, {};\n", r(rng), r(rng), r(rng)));
         }
         2 => {
+            // (every rounding, flushing and saturation; signed zeros and
+            // NaNs come from the inputs and from x - x, 0 * -y...)
             let op = [
                 "add.rn.f32",
                 "sub.rn.f32",
@@ -110,22 +112,64 @@ fn stmt(
                 "div.rn.f32",
                 "add.rz.f32",
                 "mul.rp.ftz.f32",
-            ][rng.pick(8)];
+                "min.ftz.f32",
+                "max.NaN.f32",
+                "min.NaN.f32",
+                "copysign.f32",
+                "sub.rm.f32",
+                "add.rp.ftz.f32",
+                "mul.rn.ftz.f32",
+                "add.sat.f32",
+                "mul.rn.sat.f32",
+                "sub.rz.ftz.sat.f32",
+                "div.rn.ftz.f32",
+                "div.rz.f32",
+            ][rng.pick(20)];
             out.push_str(&format!("  {op} {}, {}, {};\n", f(rng), f(rng), f(rng)));
+            if rng.pick(3) == 0 {
+                // rounding to an integral value, in place
+                let op = [
+                    "cvt.rni.f32.f32",
+                    "cvt.rzi.ftz.f32.f32",
+                    "cvt.rmi.f32.f32",
+                    "cvt.rpi.sat.f32.f32",
+                ][rng.pick(4)];
+                out.push_str(&format!("  {op} {}, {};\n", f(rng), f(rng)));
+            }
         }
-        3 => out.push_str(&format!(
-            "  fma.rn.f32 {}, {}, {}, {};\n",
-            f(rng),
-            f(rng),
-            f(rng),
-            f(rng)
-        )),
+        3 => {
+            let op = [
+                "fma.rn.f32",
+                "fma.rz.f32",
+                "fma.rm.ftz.f32",
+                "fma.rn.sat.f32",
+                "fma.rp.ftz.sat.f32",
+            ][rng.pick(5)];
+            out.push_str(&format!(
+                "  {op} {}, {}, {}, {};\n",
+                f(rng),
+                f(rng),
+                f(rng),
+                f(rng)
+            ))
+        }
         4 => {
-            let c = ["cvt.rn.f32.s32", "cvt.rn.f32.u32"][rng.pick(2)];
+            let c = [
+                "cvt.rn.f32.s32",
+                "cvt.rn.f32.u32",
+                "cvt.rz.f32.s32",
+                "cvt.rm.f32.u32",
+            ][rng.pick(4)];
             out.push_str(&format!("  {c} {}, {};\n", f(rng), r(rng)));
         }
         5 => {
-            let c = ["cvt.rzi.s32.f32", "cvt.rni.u32.f32", "cvt.rmi.s32.f32"][rng.pick(3)];
+            let c = [
+                "cvt.rzi.s32.f32",
+                "cvt.rni.u32.f32",
+                "cvt.rmi.s32.f32",
+                "cvt.rpi.ftz.s32.f32",
+                "cvt.rzi.u16.f32",
+            ][rng.pick(5)];
             out.push_str(&format!("  {c} {}, {};\n", r(rng), f(rng)));
         }
         6 => out.push_str(&format!(
