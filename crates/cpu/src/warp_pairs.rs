@@ -52,6 +52,11 @@ pub(crate) static INTERLEAVED: std::sync::atomic::AtomicUsize =
 /// and its time goes to the call and the test for a partner.
 const MIN_FLOAT_OPS: usize = 8;
 
+/// Instructions a region may have to be paired: the round loop inlines
+/// it three times (once alone, twice paired), and larger regions would
+/// cost more JIT time than their chains gain (SGEMM's has about 50).
+const MAX_INSTS: usize = 400;
+
 /// Whether `WARPFOLD_PAIRS` leaves this on (read once).
 pub(crate) fn enabled() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
@@ -61,12 +66,13 @@ pub(crate) fn enabled() -> bool {
 /// Whether the region of blocks `inside` (by position in `p.order`) may
 /// run two warps interleaved, and gains: only arithmetic, plain loads and
 /// stores and the barriers it ends at (see the module comment), with at
-/// least `MIN_FLOAT_OPS` floating-point operations (chains to overlap),
+/// least `MIN_FLOAT_OPS` floating-point operations (chains to overlap)
+/// and at most `MAX_INSTS` instructions,
 /// and no branch: the copies are interleaved where they meet, in one
 /// block, so a loop in the region would stay apart (the n-body tile's and
 /// the stencil's march ran no faster paired).
 pub(crate) fn pairs_well(p: &Prepared, inside: &[bool]) -> bool {
-    let mut floats = 0;
+    let (mut floats, mut insts) = (0, 0);
     for (id, b) in p.order.iter().enumerate() {
         if !inside.get(id).copied().unwrap_or(false) {
             continue;
@@ -76,6 +82,7 @@ pub(crate) fn pairs_well(p: &Prepared, inside: &[bool]) -> bool {
         if matches!(block.term, Some(Terminator::Branch { .. })) {
             return false;
         }
+        insts += block.insts.len() + 1;
         for i in &block.insts {
             match &i.kind {
                 InstKind::Float { .. } => floats += 1,
@@ -110,7 +117,7 @@ pub(crate) fn pairs_well(p: &Prepared, inside: &[bool]) -> bool {
             }
         }
     }
-    floats >= MIN_FLOAT_OPS
+    floats >= MIN_FLOAT_OPS && insts <= MAX_INSTS
 }
 
 /// The round loop's call of region `succ` after barrier site `site` for
@@ -374,8 +381,9 @@ mod tests {
     }
 
     #[test]
-    fn too_few_floats_atomics_volatile_and_branches_do_not() {
+    fn too_few_floats_too_many_instructions_atomics_volatile_and_branches_do_not() {
         assert!(!pairs(&straight(&CHAIN.repeat(7))));
+        assert!(!pairs(&straight(&CHAIN.repeat(super::MAX_INSTS))));
         let with = |extra: &str| straight(&format!("{}{extra}", CHAIN.repeat(8)));
         assert!(!pairs(&with("  atom.shared.add.u32 %r1, [s], 1;\n")));
         assert!(!pairs(&with("  ld.volatile.shared.f32 %f2, [s];\n")));
