@@ -2204,8 +2204,9 @@ pub fn emit<const W: u32>(
         let _ = writeln!(ir, "{UNROLLED_MARK}");
         let _ = writeln!(ir, "{SHARED_BYTES_MARK}{}", layout.static_bytes);
     }
-    // Regions the round loop runs warp after warp may take two at a time.
-    if threads.div_ceil(W) >= 2 && crate::warp_pairs::enabled() {
+    // Regions the round loop runs warp after warp may take two at a time
+    // (GPU warps: narrower ones are slices of one, see `warp_pairs`).
+    if W == 32 && threads.div_ceil(W) >= 2 && crate::warp_pairs::enabled() {
         for site in &mut region_sites {
             site.pair = !site.unrolled && region_pairs[&site.succ];
         }

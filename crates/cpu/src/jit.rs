@@ -145,10 +145,15 @@ pub enum CacheUse {
 }
 
 /// The source of what turns the generated IR into machine code (the passes
-/// and code generation here, `shared_regs`), part of the disk cache key: a
-/// change there that leaves the IR as it was must not load objects the old
-/// pipeline made (an A/B of two builds read the other's code).
-const PIPELINE_SOURCE: [&str; 2] = [include_str!("jit.rs"), include_str!("shared_regs.rs")];
+/// and code generation here, `shared_regs`, `warp_pairs`), part of the
+/// disk cache key: a change there that leaves the IR as it was must not
+/// load objects the old pipeline made (an A/B of two builds read the
+/// other's code).
+const PIPELINE_SOURCE: [&str; 3] = [
+    include_str!("jit.rs"),
+    include_str!("shared_regs.rs"),
+    include_str!("warp_pairs.rs"),
+];
 
 /// Compile `modules` (or load their machine code from the disk cache) and
 /// return the address of `wf_cta`, defined in one of them. The JIT holding
@@ -387,6 +392,7 @@ pub(crate) fn codegen_with(ir: &str, regs: Option<u64>) -> Result<Vec<u8>, Unsup
                 "internal error: interleaving two warps left invalid LLVM IR".into(),
             ));
         }
+        crate::warp_pairs::INTERLEAVED.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
     }
     fpm.finalize();
     if let Some(path) = std::env::var_os("WARPFOLD_DUMP_OPT") {

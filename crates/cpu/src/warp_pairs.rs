@@ -24,14 +24,20 @@
 //! calls (where the order would show), so any interleaving is one a GPU
 //! could run, and a kernel whose result depends on it has a data race.
 //! The warps' own state (registers saved in their warp states, codes) is
-//! apart. The mark is an opaque call, so the passes before this one keep
-//! every memory access on its side of it (they delete accesses, they move
-//! none across a call). `WARPFOLD_PAIRS=off` turns this off.
+//! apart. Only warps of 32 lanes pair: narrower warps are slices of one
+//! GPU warp, whose lanes the code runs in order. The mark is an opaque
+//! call that may touch the kernel's memory, the warp states and the codes
+//! (it is passed them), so no pass moves an access to those across it;
+//! the rest are the inlined copies' own allocas, and the passes before
+//! this one move no access within a block (they delete accesses, they
+//! sink none). PTX's `.acquire`, `.release` and `.relaxed` accesses count
+//! as plain ones: each warp's half keeps its order. `WARPFOLD_PAIRS=off`
+//! turns this off.
 
 use crate::prepare::Prepared;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
-use llvm_sys::{LLVMAttributeFunctionIndex, LLVMOpcode};
+use llvm_sys::{LLVMAtomicOrdering, LLVMAttributeFunctionIndex, LLVMOpcode};
 use std::collections::HashSet;
 use std::fmt::Write;
 use warpfold_ir::*;
@@ -40,11 +46,16 @@ use warpfold_ir::*;
 pub(crate) const MARK: &str = "wf_pair_mark";
 
 /// Its definition: empty, never inlined, so that until `interleave`
-/// removes its calls the optimiser treats them as touching any memory.
-pub(crate) const MARK_FN: &str = "define void @wf_pair_mark() noinline {\n  ret void\n}\n";
+/// removes its calls the optimiser treats them as touching any memory it
+/// can reach: the kernel's (through the environment) and, passed to it,
+/// the warp states and codes (`noalias` arguments of the CTA function,
+/// which a call without them could not touch).
+pub(crate) const MARK_FN: &str =
+    "define void @wf_pair_mark(i8* %states, i32* %codes) noinline {\n  ret void\n}\n";
 
-/// Blocks interleaved by this process (for tests that a kernel takes
-/// this path; code generation may run on other threads).
+/// Blocks interleaved by this process, in code that passed LLVM's
+/// verifier (for tests that a kernel takes this path; code generation may
+/// run on other threads).
 pub(crate) static INTERLEAVED: std::sync::atomic::AtomicUsize =
     std::sync::atomic::AtomicUsize::new(0);
 
@@ -52,9 +63,10 @@ pub(crate) static INTERLEAVED: std::sync::atomic::AtomicUsize =
 /// and its time goes to the call and the test for a partner.
 const MIN_FLOAT_OPS: usize = 8;
 
-/// Instructions a region may have to be paired: the round loop inlines
-/// it three times (once alone, twice paired), and larger regions would
-/// cost more JIT time than their chains gain (SGEMM's has about 50).
+/// Instructions (and block ends) a region may have to be paired: the
+/// round loop inlines it three times (once alone, twice paired), and
+/// larger regions would cost more JIT time than their chains gain
+/// (SGEMM's has about 50).
 const MAX_INSTS: usize = 400;
 
 /// Whether `WARPFOLD_PAIRS` leaves this on (read once).
@@ -91,28 +103,16 @@ pub(crate) fn pairs_well(p: &Prepared, inside: &[bool]) -> bool {
                         return false;
                     }
                 }
-                InstKind::Bar { kind, dst, .. } => {
-                    if *kind != BarKind::Sync || dst.is_some() {
+                InstKind::Bar {
+                    kind, dst, count, ..
+                } => {
+                    if *kind != BarKind::Sync || dst.is_some() || count.is_some() {
                         return false;
                     }
                 }
-                InstKind::Mov { .. }
-                | InstKind::AddrOf { .. }
-                | InstKind::Int { .. }
-                | InstKind::Carry { .. }
-                | InstKind::Setp { .. }
-                | InstKind::Set { .. }
-                | InstKind::Selp { .. }
-                | InstKind::Slct { .. }
-                | InstKind::PredOp { .. }
-                | InstKind::Testp { .. }
-                | InstKind::Cvt { .. }
-                | InstKind::IsSpace { .. }
-                | InstKind::Cvta { .. }
-                | InstKind::Pack { .. }
-                | InstKind::Unpack { .. }
-                | InstKind::ReadSpecial { .. }
-                | InstKind::Nop => {}
+                InstKind::Unpack { .. } => {}
+                // (arithmetic and special registers other than clocks)
+                k if crate::lanes::pure(k) => {}
                 _ => return false,
             }
         }
@@ -124,7 +124,10 @@ pub(crate) fn pairs_well(p: &Prepared, inside: &[bool]) -> bool {
 /// the current warp `%lw{site}` and, when the next running warp has all
 /// its lanes live too, for that one (`%lwb{site}`) after the mark. Ends
 /// with `%lc{site}` (the common code; 3 if either was cancelled, 0, which
-/// is no lean code, if they differ) and `%ln{site}` (the warps left).
+/// is no lean code, if they differ: the round then goes back to the
+/// driver with both codes stored, as when the second of two warps run one
+/// after the other differs, though `%lk` is not updated) and `%ln{site}`
+/// (the warps left).
 /// `live`: the offset of the live lanes in a warp state; `all`: every
 /// lane.
 pub(crate) fn pair_run(site: u32, succ: u32, live: usize, all: &str) -> String {
@@ -153,7 +156,7 @@ lr{site}_two:
   %lca{site} = {call_a}
   %lcpa{site} = getelementptr i32, i32* %codes, i64 %lw64_{site}
   store i32 %lca{site}, i32* %lcpa{site}
-  call void @{MARK}()
+  call void @{MARK}(i8* %states, i32* %codes)
   %lcb{site} = {call_b}
   %lcpb{site} = getelementptr i32, i32* %codes, i64 %lwb64_{site}
   store i32 %lcb{site}, i32* %lcpb{site}
@@ -206,7 +209,6 @@ pub(crate) unsafe fn interleave(f: LLVMValueRef) -> usize {
         }
         LLVMInstructionEraseFromParent(m);
     }
-    INTERLEAVED.fetch_add(done, std::sync::atomic::Ordering::Relaxed);
     done
 }
 
@@ -231,12 +233,15 @@ unsafe fn name(v: LLVMValueRef) -> String {
 
 /// Whether instruction `i` may order or be ordered in ways the
 /// interleaving cannot see: a call other than a `readnone` intrinsic or a
-/// masked access, a fence, an atomic, a volatile access, an alloca.
+/// masked access, a fence, an atomic or volatile access, an alloca.
 /// Intrinsics carry LLVM's own attributes.
 unsafe fn opaque(i: LLVMValueRef) -> bool {
     use LLVMOpcode::*;
     match LLVMGetInstructionOpcode(i) {
-        LLVMLoad | LLVMStore => LLVMGetVolatile(i) != 0,
+        LLVMLoad | LLVMStore => {
+            LLVMGetVolatile(i) != 0
+                || LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
+        }
         LLVMCall => {
             let callee = LLVMGetCalledValue(i);
             if callee.is_null()

@@ -684,12 +684,24 @@ fn campaign() -> (u64, u64) {
 #[test]
 fn random_kernels_agree_between_backends() {
     let (first, count) = campaign();
+    // (the other tests of this file have no barriers: the count is this
+    // test's)
     let before = warpfold_cpu::warp_pair_blocks();
-    let failures = compare(first, count, false, SMALL).failures;
-    eprintln!(
-        "{count} kernels, {} regions run by two warps interleaved (this and other tests)",
-        warpfold_cpu::warp_pair_blocks() - before
-    );
+    let mut failures = compare(first, count, false, SMALL).failures;
+    let paired = warpfold_cpu::warp_pair_blocks() - before;
+    eprintln!("{count} kernels, {paired} regions run by two warps interleaved");
+    // Only warps of 32 lanes pair: the automatic width keeps 32 for most
+    // of these kernels with AVX-512, not with AVX2.
+    let off = std::env::var("WARPFOLD_PAIRS").is_ok_and(|x| x == "off")
+        || ["WARPFOLD_WARP_WIDTH", "WARPFOLD_CPU"]
+            .iter()
+            .any(|v| std::env::var_os(v).is_some())
+        || !warpfold_cpu::code_target().contains("AVX-512");
+    if count >= 150 && paired == 0 && !off {
+        failures.push(format!(
+            "no region of {count} kernels ran two warps interleaved"
+        ));
+    }
     assert!(
         failures.is_empty(),
         "{} of {count} generated kernels disagree:\n{}",
@@ -753,7 +765,7 @@ fn random_kernels_in_wide_ctas_agree_between_backends() {
     eprintln!("{count} plain kernels in wide grids, {merged} ran as wide CTAs");
     let off = ["WARPFOLD_LOCKSTEP", "WARPFOLD_MERGE"]
         .iter()
-        .any(|v| std::env::var_os(v).is_some());
+        .any(|v| std::env::var(v).is_ok_and(|x| x == "off"));
     if count >= 50 && merged == 0 && !off {
         failures.push(format!("no kernel of {count} ran as wide CTAs"));
     }

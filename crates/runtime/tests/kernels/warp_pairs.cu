@@ -2,10 +2,10 @@
 // barriers is straight-line code of dependent FMAs: the compiled backend
 // runs that region for two warps at once, their instructions interleaved
 // (crates/cpu/src/warp_pairs.rs). Each thread also writes a word of its
-// own into shared memory in the region and reads it back (a warp's own
-// accesses keep their order), and the product of the tile's row sums
-// mixes in a division and a square root, so every kind of float
-// rounding shows in the bits.
+// own into shared memory in the region and reads its neighbour's in the
+// same warp (a warp's accesses keep their order: as on a GPU, where a warp
+// runs in lock step), and the result mixes in a division and a square
+// root, so every kind of float rounding shows in the bits.
 #define T 16
 extern "C" __global__ void tile_product(float* c, const float* a, const float* b, int n)
 {
@@ -24,7 +24,7 @@ extern "C" __global__ void tile_product(float* c, const float* a, const float* b
         #pragma unroll
         for (int j = 0; j < T; j++) acc = fmaf(as[ty][j], bs[j][tx], acc);
         own[ty][tx] = acc * 0.5f;
-        mix = mix * 0.75f + own[ty][tx] / (1.0f + sqrtf(fabsf(acc)));
+        mix = mix * 0.75f + own[ty][tx ^ 1] / (1.0f + sqrtf(fabsf(acc)));
         __syncthreads();
     }
     if (row < n && col < n) c[row * n + col] = acc + mix;
