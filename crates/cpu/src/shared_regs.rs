@@ -751,7 +751,8 @@ unsafe fn strip_casts(mut p: LLVMValueRef) -> LLVMValueRef {
     }
 }
 
-unsafe fn value_name(v: LLVMValueRef) -> String {
+/// An LLVM value's name.
+pub(crate) unsafe fn value_name(v: LLVMValueRef) -> String {
     let mut len = 0usize;
     let p = LLVMGetValueName2(v, &mut len);
     if p.is_null() {

@@ -35,6 +35,7 @@
 //! turns this off.
 
 use crate::prepare::Prepared;
+use crate::shared_regs::value_name;
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMAtomicOrdering, LLVMAttributeFunctionIndex, LLVMOpcode};
@@ -218,17 +219,7 @@ unsafe fn is_mark(i: LLVMValueRef) -> bool {
         return false;
     }
     let callee = LLVMGetCalledValue(i);
-    !callee.is_null() && !LLVMIsAFunction(callee).is_null() && name(callee) == MARK
-}
-
-/// An LLVM value's name.
-unsafe fn name(v: LLVMValueRef) -> String {
-    let mut len = 0usize;
-    let p = LLVMGetValueName2(v, &mut len);
-    if p.is_null() {
-        return String::new();
-    }
-    String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+    !callee.is_null() && !LLVMIsAFunction(callee).is_null() && value_name(callee) == MARK
 }
 
 /// Whether instruction `i` may order or be ordered in ways the
@@ -250,7 +241,7 @@ unsafe fn opaque(i: LLVMValueRef) -> bool {
             {
                 return true;
             }
-            let n = name(callee);
+            let n = value_name(callee);
             let access = n.starts_with("llvm.masked.") || n.starts_with("llvm.prefetch");
             !access && !has_attribute(callee, "readnone")
         }
