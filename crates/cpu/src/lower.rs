@@ -4680,7 +4680,9 @@ fn emit_cvt<const W: u32>(
     let x = g.to64(src, sb);
     let r = g.call_lanes(Helper::Cvt, kind.clone(), &[x], None);
     let r = g.conv(&r, 64, db, false);
-    g.set(dst, &r, db, false, exec);
+    // A signed result sign-extends into a wider register, as PTX does
+    // (`cvt.sat.s8.s32` of -200 is 0xffffff80 in a 32-bit register).
+    g.set(dst, &r, db, dst_ty.is_signed(), exec);
 }
 
 fn fty_of(t: Ty) -> &'static str {
