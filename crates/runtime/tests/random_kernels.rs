@@ -68,16 +68,18 @@ fn stmt(
     // Warp collectives and barriers only where all lanes are together
     // (depth 0): inside divergent code they are undefined or deadlock.
     // (15's approximations come with a shared atomic)
-    const PLAIN: [usize; 16] = [0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 16, 17, 19, 20];
-    const PLAIN_DEEP: [usize; 13] = [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 16, 17, 20];
+    const PLAIN: [usize; 18] = [
+        0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 16, 17, 19, 20, 22, 23,
+    ];
+    const PLAIN_DEEP: [usize; 15] = [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 16, 17, 20, 22, 23];
     let choice = match depth {
         0..=2 if plain => PLAIN[rng.pick(PLAIN.len())],
         _ if plain => PLAIN_DEEP[rng.pick(PLAIN_DEEP.len())],
-        0 => rng.pick(22),
+        0 => rng.pick(24),
         1 | 2 => [
-            0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-        ][rng.pick(18)],
-        _ => [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15, 16, 17, 18, 20][rng.pick(15)],
+            0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 23,
+        ][rng.pick(20)],
+        _ => [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15, 16, 17, 18, 20, 22, 23][rng.pick(17)],
     };
     match choice {
         0 => {
@@ -382,6 +384,109 @@ fn stmt(
                 f(rng)
             ));
         }
+        22 => {
+            // double precision in every rounding, from and back to floats
+            let d = |rng: &mut Rng| format!("%dd{}", rng.pick(3));
+            out.push_str(&format!(
+                "  cvt.f64.f32 %dd0, {};\n  cvt.f64.f32 %dd1, {};\n  cvt.rn.f64.s32 %dd2, {};\n",
+                f(rng),
+                f(rng),
+                r(rng)
+            ));
+            for _ in 0..2 + rng.pick(3) {
+                let line = match rng.pick(5) {
+                    0 => {
+                        let op =
+                            ["fma.rn.f64", "fma.rz.f64", "fma.rp.f64", "fma.rm.f64"][rng.pick(4)];
+                        format!("{op} {}, {}, {}, {}", d(rng), d(rng), d(rng), d(rng))
+                    }
+                    1 => {
+                        let op = [
+                            "sqrt.rn.f64",
+                            "sqrt.rz.f64",
+                            "rcp.rn.f64",
+                            "rcp.rm.f64",
+                            "abs.f64",
+                            "neg.f64",
+                        ][rng.pick(6)];
+                        format!("{op} {}, {}", d(rng), d(rng))
+                    }
+                    _ => {
+                        let op = [
+                            "add.rn.f64",
+                            "sub.rz.f64",
+                            "mul.rm.f64",
+                            "mul.rp.f64",
+                            "div.rn.f64",
+                            "div.rz.f64",
+                            "div.rm.f64",
+                            "min.f64",
+                            "max.f64",
+                            "copysign.f64",
+                        ][rng.pick(10)];
+                        format!("{op} {}, {}, {}", d(rng), d(rng), d(rng))
+                    }
+                };
+                out.push_str(&format!("  {line};\n"));
+            }
+            let back = [
+                "cvt.rn.f32.f64",
+                "cvt.rz.f32.f64",
+                "cvt.rm.ftz.f32.f64",
+                "cvt.rp.f32.f64",
+            ][rng.pick(4)];
+            out.push_str(&format!("  {back} {}, {};\n", f(rng), d(rng)));
+            let to_int = ["cvt.rni.s32.f64", "cvt.rzi.u32.f64", "cvt.rmi.s32.f64"][rng.pick(3)];
+            out.push_str(&format!("  {to_int} {}, {};\n", r(rng), d(rng)));
+        }
+        23 => {
+            // classification, half precision and saturating narrowing
+            let class = [
+                "normal",
+                "subnormal",
+                "finite",
+                "infinite",
+                "notanumber",
+                "number",
+            ][rng.pick(6)];
+            out.push_str(&format!(
+                "  testp.{class}.f32 %p1, {};\n  selp.b32 {}, {}, {}, %p1;\n",
+                f(rng),
+                r(rng),
+                r(rng),
+                r(rng)
+            ));
+            let half = if rng.pick(2) == 0 { "f16" } else { "bf16" };
+            out.push_str(&format!(
+                "  cvt.rn.{half}.f32 %hh0, {};\n  cvt.rn.{half}.f32 %hh1, {};\n",
+                f(rng),
+                f(rng)
+            ));
+            let op = if half == "f16" {
+                [
+                    "add.rn.f16",
+                    "mul.rn.f16",
+                    "sub.rn.ftz.f16",
+                    "min.f16",
+                    "max.NaN.f16",
+                    "fma.rn.f16",
+                ][rng.pick(6)]
+            } else {
+                ["min.bf16", "max.NaN.bf16", "fma.rn.bf16"][rng.pick(3)]
+            };
+            let c = if op.starts_with("fma") { ", %hh0" } else { "" };
+            out.push_str(&format!(
+                "  {op} %hh2, %hh0, %hh1{c};\n  cvt.f32.{half} {}, %hh2;\n",
+                f(rng)
+            ));
+            let sat = [
+                "cvt.sat.s8.s32",
+                "cvt.sat.u8.s32",
+                "cvt.sat.s16.u32",
+                "cvt.sat.u16.s32",
+            ][rng.pick(4)];
+            out.push_str(&format!("  {sat} {}, {};\n", r(rng), r(rng)));
+        }
         20 => {
             // a thread, block or grid index mixed into a register (wide
             // CTAs rewrite %tid.x, %ntid.x and %ctaid.x: each thread must
@@ -559,7 +664,7 @@ fn kernel(seed: u64, plain: bool, layout: Layout) -> String {
     // number ctaid * warps + r9 / 32.
     format!(
         ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po, .param .u64 pin, .param .u64 pscr, .param .u64 pcnt)\n{{\n\
-  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk, %rg;\n{shared}\
+  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .f64 %dd<3>;\n  .reg .b16 %hh<3>;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk, %rg;\n{shared}\
   mov.u32 %r9, %tid.x;\n  mov.u32 %ra, %tid.y;\n  mov.u32 %rb, %ntid.x;\n  mad.lo.u32 %r9, %ra, %rb, %r9;\n  mov.u32 %ra, %ctaid.x;\n  mad.lo.u32 %rg, %ra, {threads}, %r9;\n  setp.ne.u32 %p0, %r9, 5;\n\
   ld.param.u64 %cnt, [pcnt];\n  ld.param.u64 %in, [pin];\n  add.s64 %in, %in, {IN_PAD};\n  add.s64 %inmid, %in, 2048;\n  ld.param.u64 %scr, [pscr];\n  mul.lo.u32 %ra, %ra, {warps};\n  shr.u32 %rb, %r9, 5;\n  add.u32 %ra, %ra, %rb;\n  mul.wide.u32 %t64, %ra, {SCRATCH_WARP};\n  add.s64 %scr, %scr, %t64;\n  add.s64 %scr, %scr, {SCRATCH_PAD};\n  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %rg, {};\n  add.s64 %out, %out, %t64;\n\
 {shared_addrs}{init}{body}{stores}  ret;\n}}\n",
