@@ -68,18 +68,20 @@ fn stmt(
     // Warp collectives and barriers only where all lanes are together
     // (depth 0): inside divergent code they are undefined or deadlock.
     // (15's approximations come with a shared atomic)
-    const PLAIN: [usize; 18] = [
-        0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 16, 17, 19, 20, 22, 23,
+    const PLAIN: [usize; 20] = [
+        0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 16, 17, 19, 20, 22, 23, 24, 25,
     ];
-    const PLAIN_DEEP: [usize; 15] = [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 16, 17, 20, 22, 23];
+    const PLAIN_DEEP: [usize; 17] = [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 16, 17, 20, 22, 23, 24, 25];
     let choice = match depth {
         0..=2 if plain => PLAIN[rng.pick(PLAIN.len())],
         _ if plain => PLAIN_DEEP[rng.pick(PLAIN_DEEP.len())],
-        0 => rng.pick(24),
+        0 => rng.pick(26),
         1 | 2 => [
-            0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 23,
-        ][rng.pick(20)],
-        _ => [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15, 16, 17, 18, 20, 22, 23][rng.pick(17)],
+            0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 23, 24, 25,
+        ][rng.pick(22)],
+        _ => [
+            0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15, 16, 17, 18, 20, 22, 23, 24, 25,
+        ][rng.pick(19)],
     };
     match choice {
         0 => {
@@ -487,6 +489,79 @@ fn stmt(
             ][rng.pick(4)];
             out.push_str(&format!("  {sat} {}, {};\n", r(rng), r(rng)));
         }
+        24 => {
+            // 64-bit integer arithmetic, from and back to 32-bit registers
+            let q = |rng: &mut Rng| format!("%q{}", rng.pick(3));
+            out.push_str(&format!(
+                "  cvt.u64.u32 %q0, {};\n  cvt.s64.s32 %q1, {};\n  mul.wide.u32 %q2, {}, {};\n",
+                r(rng),
+                r(rng),
+                r(rng),
+                r(rng)
+            ));
+            for _ in 0..2 + rng.pick(3) {
+                let line = match rng.pick(4) {
+                    0 => {
+                        let op = [
+                            "popc.b64", "clz.b64", "brev.b64", "not.b64", "neg.s64", "abs.s64",
+                        ][rng.pick(6)];
+                        let d = if op.starts_with("popc") || op.starts_with("clz") {
+                            r(rng)
+                        } else {
+                            q(rng)
+                        };
+                        format!("{op} {d}, {}", q(rng))
+                    }
+                    1 => {
+                        let op = ["shl.b64", "shr.s64", "shr.u64"][rng.pick(3)];
+                        format!("{op} {}, {}, {}", q(rng), q(rng), r(rng))
+                    }
+                    _ => {
+                        let op = [
+                            "add.s64",
+                            "sub.u64",
+                            "mul.lo.u64",
+                            "mul.hi.s64",
+                            "mul.hi.u64",
+                            "div.u64",
+                            "rem.s64",
+                            "div.s64",
+                            "min.s64",
+                            "max.u64",
+                            "and.b64",
+                            "xor.b64",
+                        ][rng.pick(12)];
+                        format!("{op} {}, {}, {}", q(rng), q(rng), q(rng))
+                    }
+                };
+                out.push_str(&format!("  {line};\n"));
+            }
+            let back = ["cvt.u32.u64", "cvt.s32.s64", "cvt.sat.s32.s64"][rng.pick(3)];
+            out.push_str(&format!("  {back} {}, {};\n", r(rng), q(rng)));
+            out.push_str(&format!("  cvt.rn.f32.s64 {}, {};\n", f(rng), q(rng)));
+        }
+        25 => {
+            // the thread's own local array: stores and loads at indices
+            // from registers, of words and of pairs
+            let at = |rng: &mut Rng| {
+                format!(
+                    "  and.b32 %ra, {}, 24;\n  cvt.u64.u32 %tl, %ra;\n  mov.u64 %tx, lbuf;\n  add.s64 %tl, %tl, %tx;\n",
+                    r(rng)
+                )
+            };
+            out.push_str(&at(rng));
+            out.push_str(&if rng.pick(2) == 0 {
+                format!("  st.local.u32 [%tl], {};\n", r(rng))
+            } else {
+                format!("  st.local.v2.f32 [%tl], {{{}, {}}};\n", f(rng), f(rng))
+            });
+            out.push_str(&at(rng));
+            out.push_str(&if rng.pick(2) == 0 {
+                format!("  ld.local.u32 {}, [%tl+4];\n", r(rng))
+            } else {
+                format!("  ld.local.v2.f32 {{{}, {}}}, [%tl];\n", f(rng), f(rng))
+            });
+        }
         20 => {
             // a thread, block or grid index mixed into a register (wide
             // CTAs rewrite %tid.x, %ntid.x and %ctaid.x: each thread must
@@ -664,8 +739,9 @@ fn kernel(seed: u64, plain: bool, layout: Layout) -> String {
     // number ctaid * warps + r9 / 32.
     format!(
         ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po, .param .u64 pin, .param .u64 pscr, .param .u64 pcnt)\n{{\n\
-  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .f64 %dd<3>;\n  .reg .b16 %hh<3>;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk, %rg;\n{shared}\
+  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .f64 %dd<3>;\n  .reg .b16 %hh<3>;\n  .reg .b64 %q<3>;\n  .local .align 8 .b8 lbuf[40];\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk, %rg;\n{shared}\
   mov.u32 %r9, %tid.x;\n  mov.u32 %ra, %tid.y;\n  mov.u32 %rb, %ntid.x;\n  mad.lo.u32 %r9, %ra, %rb, %r9;\n  mov.u32 %ra, %ctaid.x;\n  mad.lo.u32 %rg, %ra, {threads}, %r9;\n  setp.ne.u32 %p0, %r9, 5;\n\
+  mov.u32 %rb, 0;\n  st.local.v2.u32 [lbuf], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+8], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+16], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+24], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+32], {{%rb, %rb}};\n\
   ld.param.u64 %cnt, [pcnt];\n  ld.param.u64 %in, [pin];\n  add.s64 %in, %in, {IN_PAD};\n  add.s64 %inmid, %in, 2048;\n  ld.param.u64 %scr, [pscr];\n  mul.lo.u32 %ra, %ra, {warps};\n  shr.u32 %rb, %r9, 5;\n  add.u32 %ra, %ra, %rb;\n  mul.wide.u32 %t64, %ra, {SCRATCH_WARP};\n  add.s64 %scr, %scr, %t64;\n  add.s64 %scr, %scr, {SCRATCH_PAD};\n  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %rg, {};\n  add.s64 %out, %out, %t64;\n\
 {shared_addrs}{init}{body}{stores}  ret;\n}}\n",
         8 * NREG,
