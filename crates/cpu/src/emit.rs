@@ -3539,6 +3539,25 @@ const FRESH_BELOW_BYTES: usize = 100_000;
 /// double, and a 3-D stencil's (930 KB) tripled for a gain within noise.
 const FRESH_LOOP_BELOW_BYTES: usize = 250_000;
 
+/// The round loop's next warp after barrier site `site`: the lowest of
+/// the bit set `warps`, as `%lw{k}{site}` (its state `%ls{k}{site}`),
+/// and whether all its lanes are live (`%lfull{k}{site}`; `all`: every
+/// lane). `k` tells the pair's second warp apart (see `warp_pairs`).
+pub(crate) fn next_warp(site: u32, k: &str, warps: &str, all: &str) -> String {
+    format!(
+        "  %lw{k}{site} = call i32 @llvm.cttz.i32(i32 {warps}, i1 true)
+  %lw{k}64_{site} = zext i32 %lw{k}{site} to i64
+  %lo{k}{site} = mul i64 %lw{k}64_{site}, %sb
+  %ls{k}{site} = getelementptr i8, i8* %states, i64 %lo{k}{site}
+  %llp{k}{site} = getelementptr i8, i8* %ls{k}{site}, i64 {live}
+  %llpi{k}{site} = bitcast i8* %llp{k}{site} to i32*
+  %llv{k}{site} = load i32, i32* %llpi{k}{site}
+  %lfull{k}{site} = icmp eq i32 %llv{k}{site}, {all}
+",
+        live = state::LIVE
+    )
+}
+
 /// The round loop's call of region `succ` after barrier site `site` for
 /// the current warp: its code in `%lc{site}`, the warps left in
 /// `%ln{site}`.
@@ -3721,15 +3740,7 @@ lr{site}:
   %lt{site} = phi i32 [ %running, %lr{site}_in ], [ %ln{site}, %lr{site}_more ]
   %lk{site} = phi i32 [ -1, %lr{site}_in ], [ %lk1_{site}, %lr{site}_more ]
   %lok{site} = phi i1 [ true, %lr{site}_in ], [ %lok1_{site}, %lr{site}_more ]
-  %lw{site} = call i32 @llvm.cttz.i32(i32 %lt{site}, i1 true)
-  %lw64_{site} = zext i32 %lw{site} to i64
-  %lo{site} = mul i64 %lw64_{site}, %sb
-  %ls{site} = getelementptr i8, i8* %states, i64 %lo{site}
-  %llp{site} = getelementptr i8, i8* %ls{site}, i64 {live}
-  %llpi{site} = bitcast i8* %llp{site} to i32*
-  %llv{site} = load i32, i32* %llpi{site}
-  %lfull{site} = icmp eq i32 %llv{site}, {all_lanes}
-  br i1 %lfull{site}, label %lr{site}_run, label %lr{site}_bail
+{first}  br i1 %lfull{site}, label %lr{site}_run, label %lr{site}_bail
 {run}  %lstop{site} = icmp eq i32 %lc{site}, 3
   br i1 %lstop{site}, label %cancelled, label %lr{site}_acc
 lr{site}_acc:
@@ -3753,10 +3764,10 @@ lr{site}_bail:
   %lbsite{site} = select i1 %lbfirst{site}, i32 0, i32 %lbk{site}
   br label %loop
 ",
-                live = state::LIVE,
                 bar_code = BAR_CODE,
+                first = next_warp(*site, "", &format!("%lt{site}"), &all_lanes),
                 run = if r.pair {
-                    crate::warp_pairs::pair_run(*site, *succ, state::LIVE, &all_lanes)
+                    crate::warp_pairs::pair_run(*site, *succ, &all_lanes)
                 } else {
                     one_run(*site, *succ)
                 },

@@ -23,7 +23,7 @@
 //! `launch`).
 
 use crate::lanes::Shape;
-use crate::pack::{shared_sym, Emit};
+use crate::pack::{not_32_bits, shared_sym, Emit};
 use crate::prepare::Unsupported;
 use warpfold_ir::*;
 
@@ -80,11 +80,8 @@ pub fn rewrite(m: &Module, f: &mut Function, shape: Shape, k: u32) -> Result<(),
                 out.push(inst);
                 continue;
             }
-            if f.regs[dst].ty.bits() != 32 {
-                return Err(no(&format!(
-                    "a special register read into a {}-bit register (PTX line {line})",
-                    f.regs[dst].ty.bits()
-                )));
+            if let Some(why) = not_32_bits(f, dst, line) {
+                return Err(no(&why));
             }
             let mut e = Emit {
                 f: &mut *f,

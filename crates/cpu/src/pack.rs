@@ -73,11 +73,8 @@ pub fn rewrite(m: &Module, f: &mut Function, shape: Shape, stride: u64) -> Resul
                         sreg,
                         Special::Tid(_) | Special::Ntid(_) | Special::LaneId | Special::Ctaid(0)
                     );
-                    if rewritten && f.regs[dst].ty.bits() != 32 {
-                        return Err(no(&format!(
-                            "a special register read into a {}-bit register (PTX line {line})",
-                            f.regs[dst].ty.bits()
-                        )));
+                    if let Some(why) = rewritten.then(|| not_32_bits(f, dst, line)).flatten() {
+                        return Err(no(&why));
                     }
                     let mut e = Emit {
                         f: &mut *f,
@@ -254,6 +251,14 @@ pub fn rewrite(m: &Module, f: &mut Function, shape: Shape, stride: u64) -> Resul
 
 fn no(why: &str) -> Unsupported {
     Unsupported(format!("packing CTAs into a warp: {why}"))
+}
+
+/// Why a special register read into `dst` cannot be rewritten, if it
+/// cannot: the rewrites compute 32-bit values.
+pub(crate) fn not_32_bits(f: &Function, dst: Reg, line: u32) -> Option<String> {
+    let bits = f.regs[dst].ty.bits();
+    (bits != 32)
+        .then(|| format!("a special register read into a {bits}-bit register (PTX line {line})"))
 }
 
 /// A member mask naming every thread of a real CTA becomes the whole warp

@@ -40,7 +40,6 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMAtomicOrdering, LLVMAttributeFunctionIndex, LLVMOpcode};
 use std::collections::HashSet;
-use std::fmt::Write;
 use warpfold_ir::*;
 
 /// The function whose calls mark where the second warp's copy starts.
@@ -129,30 +128,19 @@ pub(crate) fn pairs_well(p: &Prepared, inside: &[bool]) -> bool {
 /// driver with both codes stored, as when the second of two warps run one
 /// after the other differs, though `%lk` is not updated) and `%ln{site}`
 /// (the warps left).
-/// `live`: the offset of the live lanes in a warp state; `all`: every
-/// lane.
-pub(crate) fn pair_run(site: u32, succ: u32, live: usize, all: &str) -> String {
-    let mut s = String::new();
+/// `all`: every lane.
+pub(crate) fn pair_run(site: u32, succ: u32, all: &str) -> String {
     let call = |st: &str, w: &str| {
         format!("call i32 @wf_region{succ}(i8* {st}, i64* %env, i32 {w}, i32 0, i32 0, i8* {st})")
     };
-    let _ = write!(
-        s,
+    format!(
         "lr{site}_run:
   %lt1_{site} = sub i32 %lt{site}, 1
   %lrest{site} = and i32 %lt{site}, %lt1_{site}
   %lhas{site} = icmp ne i32 %lrest{site}, 0
   br i1 %lhas{site}, label %lr{site}_pb, label %lr{site}_one
 lr{site}_pb:
-  %lwb{site} = call i32 @llvm.cttz.i32(i32 %lrest{site}, i1 true)
-  %lwb64_{site} = zext i32 %lwb{site} to i64
-  %lob{site} = mul i64 %lwb64_{site}, %sb
-  %lsb{site} = getelementptr i8, i8* %states, i64 %lob{site}
-  %llpb{site} = getelementptr i8, i8* %lsb{site}, i64 {live}
-  %llpbi{site} = bitcast i8* %llpb{site} to i32*
-  %llvb{site} = load i32, i32* %llpbi{site}
-  %lfullb{site} = icmp eq i32 %llvb{site}, {all}
-  br i1 %lfullb{site}, label %lr{site}_two, label %lr{site}_one
+{second}  br i1 %lfullb{site}, label %lr{site}_two, label %lr{site}_one
 lr{site}_two:
   %lca{site} = {call_a}
   %lcpa{site} = getelementptr i32, i32* %codes, i64 %lw64_{site}
@@ -179,10 +167,10 @@ lr{site}_got:
   %lc{site} = phi i32 [ %lc1_{site}, %lr{site}_one ], [ %lc2c_{site}, %lr{site}_two ]
   %ln{site} = phi i32 [ %lrest{site}, %lr{site}_one ], [ %ln2_{site}, %lr{site}_two ]
 ",
+        second = crate::emit::next_warp(site, "b", &format!("%lrest{site}"), all),
         call_a = call(&format!("%ls{site}"), &format!("%lw{site}")),
         call_b = call(&format!("%lsb{site}"), &format!("%lwb{site}")),
-    );
-    s
+    )
 }
 
 /// Merge the two warps' halves of each block of `f` holding a mark, and
