@@ -175,14 +175,10 @@ pub fn compile(
     let keys: Vec<String> = modules
         .iter()
         .map(|ir| {
-            crate::disk_cache::key(&[
-                cpu.as_bytes(),
-                features.as_bytes(),
-                knobs.as_bytes(),
-                PIPELINE_SOURCE[0].as_bytes(),
-                PIPELINE_SOURCE[1].as_bytes(),
-                ir.as_bytes(),
-            ])
+            let mut parts = vec![cpu.as_bytes(), features.as_bytes(), knobs.as_bytes()];
+            parts.extend(PIPELINE_SOURCE.iter().map(|s| s.as_bytes()));
+            parts.push(ir.as_bytes());
+            crate::disk_cache::key(&parts)
         })
         .collect();
     if let Some(d) = dir {

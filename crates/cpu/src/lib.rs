@@ -17,6 +17,7 @@ mod dom;
 mod emit;
 mod grid_stride;
 mod helpers;
+mod if_convert;
 mod indexed;
 mod interleave;
 mod jit;

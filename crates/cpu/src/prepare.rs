@@ -181,6 +181,7 @@ pub fn prepare(
     if let Some((shape, k)) = merged {
         crate::merge::rewrite(m, &mut func, shape, k)?;
     }
+    let layout = crate::if_convert::run(&mut func, layout);
     // Blocks are split in place: each block becomes a run of pieces, kept
     // together in the order list.
     let mut order = Vec::new();

@@ -1,0 +1,286 @@
+//! If-conversion: small if-then triangles and if-then-else diamonds whose
+//! condition differs between threads become guarded instructions in the
+//! block before them, and the blocks after join it.
+//!
+//! A divergent branch costs the compiled code a run-time test of which
+//! lanes go where, a walk through the body with a mask, and a rejoin (some
+//! 30 instructions, with registers kept in memory around the blocks). A
+//! body of a few arithmetic instructions costs less run for every lane and
+//! blended by the guard, which the backend does for PTX's own `@p`
+//! instructions. Batched LU's back substitution is 16 such triangles
+//! (`if (i == k) xi = y / a[k]`) between shuffles; with them gone the
+//! kernel is one straight block.
+//!
+//! Only pure instructions move (`lanes::pure`: no memory, no collectives,
+//! no clock): run by lanes the branch would have sent elsewhere, their
+//! results are dropped by the guard and nothing else changes. Branches on
+//! values the same in every thread stay: a uniform branch is one scalar
+//! test, and a guarded definition would cost the register its scalar form.
+//! `WARPFOLD_IF_CONVERT=off` turns this off.
+
+use crate::uniform::{defs, uses};
+use warpfold_ir::*;
+
+/// Most instructions a converted body (both arms of a diamond) may hold:
+/// lanes the branch would skip pay for all of them.
+const MAX_BODY: usize = 24;
+
+/// Convert what qualifies in `f`, whose blocks run in `layout` order, and
+/// return the new order (converted and joined blocks leave it).
+pub(crate) fn run(f: &mut Function, mut layout: Vec<BlockId>) -> Vec<BlockId> {
+    if std::env::var("WARPFOLD_IF_CONVERT").is_ok_and(|v| v == "off") {
+        return layout;
+    }
+    // Blocks no path reaches (after a `bra.uni`) would count as
+    // predecessors; `prepare` drops them from the order anyway.
+    let mut reached = vec![false; f.blocks.len()];
+    let mut stack = vec![f.entry];
+    while let Some(b) = stack.pop() {
+        if !std::mem::replace(&mut reached[b.0 as usize], true) {
+            stack.extend(crate::lanes::succs(&f.blocks[b]));
+        }
+    }
+    layout.retain(|b| reached[b.0 as usize]);
+    let varying = varying_regs(f);
+    let mut preds = vec![0u32; f.blocks.len()];
+    for b in &layout {
+        for s in crate::lanes::succs(&f.blocks[*b]) {
+            preds[s.0 as usize] += 1;
+        }
+    }
+    let mut i = 0;
+    while i < layout.len() {
+        // A converted block then ends with its join's terminator, which
+        // may be the next branch of a chain.
+        while convert_at(f, &mut layout, &mut preds, i, &varying) {
+            join_next(f, &mut layout, &preds, i);
+        }
+        i += 1;
+    }
+    layout
+}
+
+/// Convert the triangle or diamond that starts at `layout[i]`, if any.
+fn convert_at(
+    f: &mut Function,
+    layout: &mut Vec<BlockId>,
+    preds: &mut [u32],
+    i: usize,
+    varying: &[bool],
+) -> bool {
+    let b = layout[i];
+    let Some(Terminator::Branch {
+        pred,
+        negate,
+        then,
+        els,
+    }) = f.blocks[b].term.clone()
+    else {
+        return false;
+    };
+    if then == els || !varying[pred.0 as usize] {
+        return false;
+    }
+    let at = |k: usize| layout.get(i + k).copied();
+    // The guard under which the branch sends a lane to `x`.
+    let guard = |x: BlockId| (pred, if x == then { negate } else { !negate });
+    let arm = |x: BlockId, join: BlockId| {
+        let blk = &f.blocks[x];
+        x != f.entry
+            && preds[x.0 as usize] == 1
+            && blk.term == Some(Terminator::Jump(join))
+            && movable(&blk.insts, pred)
+    };
+    // Triangle: B, T, F in order; B goes to T or F, T to F.
+    if let (Some(t), Some(j)) = (at(1), at(2)) {
+        let to_both = (then == t && els == j) || (then == j && els == t);
+        if to_both && arm(t, j) && f.blocks[t].insts.len() <= MAX_BODY {
+            absorb(f, b, t, guard(t));
+            f.blocks[b].term = Some(Terminator::Jump(j));
+            preds[j.0 as usize] -= 1;
+            layout.remove(i + 1);
+            return true;
+        }
+    }
+    // Diamond: B, T, E, F in order; B goes to T or E, both to F.
+    if let (Some(t), Some(e), Some(j)) = (at(1), at(2), at(3)) {
+        let to_both = (then == t && els == e) || (then == e && els == t);
+        let small = f.blocks[t].insts.len() + f.blocks[e].insts.len() <= MAX_BODY;
+        if to_both && small && arm(t, j) && arm(e, j) {
+            let (gt, ge) = (guard(t), guard(e));
+            absorb(f, b, t, gt);
+            absorb(f, b, e, ge);
+            f.blocks[b].term = Some(Terminator::Jump(j));
+            preds[j.0 as usize] -= 1;
+            layout.drain(i + 1..i + 3);
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether `insts` may run guarded by `pred`: pure, unguarded, and
+/// leaving `pred` as it is (the guards after them read it).
+fn movable(insts: &[Inst], pred: Reg) -> bool {
+    insts.iter().all(|i| {
+        i.guard.is_none()
+            && crate::lanes::pure(&i.kind)
+            // A carry chain's hidden flag is not a register a guard blends.
+            && !matches!(i.kind, InstKind::Carry { .. })
+            && !defs(&i.kind).contains(&pred)
+    })
+}
+
+/// Move `from`'s instructions to the end of `to`, guarded by `guard`.
+fn absorb(f: &mut Function, to: BlockId, from: BlockId, guard: (Reg, bool)) {
+    let moved: Vec<Inst> = std::mem::take(&mut f.blocks[from].insts)
+        .into_iter()
+        .map(|mut inst| {
+            inst.guard = Some(guard);
+            inst
+        })
+        .collect();
+    f.blocks[from].term = None;
+    f.blocks[to].insts.extend(moved);
+}
+
+/// After a conversion at `layout[i]`: when the join follows it and is
+/// reached from nowhere else, its instructions and terminator join the
+/// block.
+fn join_next(f: &mut Function, layout: &mut Vec<BlockId>, preds: &[u32], i: usize) {
+    let b = layout[i];
+    let Some(&j) = layout.get(i + 1) else { return };
+    if f.blocks[b].term != Some(Terminator::Jump(j)) || preds[j.0 as usize] != 1 || j == f.entry
+    {
+        return;
+    }
+    let insts = std::mem::take(&mut f.blocks[j].insts);
+    let term = f.blocks[j].term.take();
+    f.blocks[b].insts.extend(insts);
+    f.blocks[b].term = term;
+    layout.remove(i + 1);
+}
+
+/// Registers whose value may differ between the threads of a CTA: those
+/// from per-thread special registers, memory (but kernel parameters and
+/// constants), atomics and collectives, with more than one definition
+/// (which lanes ran which one can differ), or computed from such.
+fn varying_regs(f: &Function) -> Vec<bool> {
+    let n = f.regs.len();
+    let mut count = vec![0u32; n];
+    for b in f.blocks.values() {
+        for i in &b.insts {
+            for d in defs(&i.kind) {
+                count[d.0 as usize] += 1;
+            }
+        }
+    }
+    let mut varying: Vec<bool> = count.iter().map(|&c| c > 1).collect();
+    loop {
+        let mut changed = false;
+        for b in f.blocks.values() {
+            for i in &b.insts {
+                let source = match &i.kind {
+                    InstKind::ReadSpecial { sreg, .. } => !matches!(
+                        sreg,
+                        Special::Ntid(_)
+                            | Special::Ctaid(_)
+                            | Special::Nctaid(_)
+                            | Special::NWarpId
+                            | Special::NSmId
+                            | Special::GridId
+                            | Special::DynamicSmemSize
+                            | Special::TotalSmemSize
+                    ),
+                    InstKind::Ld {
+                        space: Space::Param | Space::Const,
+                        volatile: false,
+                        ..
+                    } => false,
+                    k => !crate::lanes::pure(k),
+                };
+                if !source && !uses(i).iter().any(|r| varying[r.0 as usize]) {
+                    continue;
+                }
+                for d in defs(&i.kind) {
+                    if !std::mem::replace(&mut varying[d.0 as usize], true) {
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            return varying;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
+
+    fn converted(body: &str) -> (Function, Vec<BlockId>) {
+        let src = format!("{HEAD}.visible .entry k(.param .u64 out, .param .u32 n)\n{{\n{body}\n}}\n");
+        let m = warpfold_ptx::load(&src).expect("parses");
+        let (k, _) = m.kernels().next().expect("kernel");
+        let (mut f, layout) = warpfold_ir::inline::inline_calls(&m, k, None).expect("inlines");
+        let layout = run(&mut f, layout);
+        (f, layout)
+    }
+
+    const REGS: &str = ".reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .b64 %rd<4>;\n";
+
+    #[test]
+    fn divergent_triangles_and_diamonds_become_one_block() {
+        let (f, layout) = converted(&format!(
+            "{REGS}mov.u32 %r1, %tid.x;\nmov.f32 %f1, 0f3F800000;\n\
+             setp.eq.s32 %p1, %r1, 3;\n@%p1 bra L1;\n\
+             div.rn.f32 %f1, %f1, 0f40000000;\nadd.f32 %f2, %f1, %f1;\n\
+             L1:\nsetp.lt.s32 %p2, %r1, 5;\n@%p2 bra L2;\n\
+             mul.f32 %f1, %f1, %f1;\nbra.uni L3;\n\
+             L2:\nadd.f32 %f1, %f1, 0f40000000;\n\
+             L3:\nld.param.u64 %rd1, [out];\nst.global.f32 [%rd1], %f1;\nret;"
+        ));
+        assert_eq!(layout.len(), 1, "{:?}", layout);
+        let guards: Vec<_> = f.blocks[layout[0]]
+            .insts
+            .iter()
+            .filter_map(|i| i.guard)
+            .collect();
+        // The triangle's body runs where the branch falls through (!%p1),
+        // the diamond's arms under !%p2 and %p2.
+        assert_eq!(guards.len(), 4);
+        assert_eq!((guards[0].1, guards[1].1), (true, true));
+        assert_eq!((guards[2].1, guards[3].1), (true, false));
+    }
+
+    #[test]
+    fn uniform_branches_memory_and_big_bodies_stay() {
+        // On a parameter: uniform.
+        let (_, layout) = converted(&format!(
+            "{REGS}ld.param.u32 %r1, [n];\nsetp.eq.s32 %p1, %r1, 3;\n@%p1 bra L1;\n\
+             add.s32 %r2, %r1, 1;\nL1:\nret;"
+        ));
+        assert_eq!(layout.len(), 3);
+        // A store in the body.
+        let (_, layout) = converted(&format!(
+            "{REGS}mov.u32 %r1, %tid.x;\nsetp.eq.s32 %p1, %r1, 3;\n@%p1 bra L1;\n\
+             ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r1;\nL1:\nret;"
+        ));
+        assert_eq!(layout.len(), 3);
+        // A body that rewrites the branch's predicate.
+        let (_, layout) = converted(&format!(
+            "{REGS}mov.u32 %r1, %tid.x;\nsetp.eq.s32 %p1, %r1, 3;\n@%p1 bra L1;\n\
+             setp.eq.s32 %p1, %r1, 4;\nL1:\nret;"
+        ));
+        assert_eq!(layout.len(), 3);
+        // Too long a body.
+        let long = "add.s32 %r2, %r2, 1;\n".repeat(MAX_BODY + 1);
+        let (_, layout) = converted(&format!(
+            "{REGS}mov.u32 %r1, %tid.x;\nsetp.eq.s32 %p1, %r1, 3;\n@%p1 bra L1;\n{long}L1:\nret;"
+        ));
+        assert_eq!(layout.len(), 3);
+    }
+}
