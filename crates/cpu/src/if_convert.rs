@@ -25,6 +25,12 @@ use warpfold_ir::*;
 /// lanes the branch would skip pay for all of them.
 const MAX_BODY: usize = 24;
 
+/// Branches converted, over every preparation of every kernel (a kernel
+/// is prepared twice per compilation): for tests that a kernel takes
+/// this path.
+pub(crate) static CONVERTED: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
 /// Convert what qualifies in `f`, whose blocks run in `layout` order, and
 /// return the new order (converted and joined blocks leave it).
 pub(crate) fn run(f: &mut Function, mut layout: Vec<BlockId>) -> Vec<BlockId> {
@@ -53,6 +59,7 @@ pub(crate) fn run(f: &mut Function, mut layout: Vec<BlockId>) -> Vec<BlockId> {
         // A converted block then ends with its join's terminator, which
         // may be the next branch of a chain.
         while convert_at(f, &mut layout, &mut preds, i, &varying) {
+            CONVERTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             join_next(f, &mut layout, &preds, i);
         }
         i += 1;
@@ -150,8 +157,7 @@ fn absorb(f: &mut Function, to: BlockId, from: BlockId, guard: (Reg, bool)) {
 fn join_next(f: &mut Function, layout: &mut Vec<BlockId>, preds: &[u32], i: usize) {
     let b = layout[i];
     let Some(&j) = layout.get(i + 1) else { return };
-    if f.blocks[b].term != Some(Terminator::Jump(j)) || preds[j.0 as usize] != 1 || j == f.entry
-    {
+    if f.blocks[b].term != Some(Terminator::Jump(j)) || preds[j.0 as usize] != 1 || j == f.entry {
         return;
     }
     let insts = std::mem::take(&mut f.blocks[j].insts);
@@ -222,7 +228,8 @@ mod tests {
     const HEAD: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
 
     fn converted(body: &str) -> (Function, Vec<BlockId>) {
-        let src = format!("{HEAD}.visible .entry k(.param .u64 out, .param .u32 n)\n{{\n{body}\n}}\n");
+        let src =
+            format!("{HEAD}.visible .entry k(.param .u64 out, .param .u32 n)\n{{\n{body}\n}}\n");
         let m = warpfold_ptx::load(&src).expect("parses");
         let (k, _) = m.kernels().next().expect("kernel");
         let (mut f, layout) = warpfold_ir::inline::inline_calls(&m, k, None).expect("inlines");

@@ -205,6 +205,13 @@ pub fn warp_pair_blocks() -> usize {
     warp_pairs::INTERLEAVED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Divergent branches turned into guarded instructions (see
+/// `if_convert`), over every kernel this process compiled (each counts
+/// twice): for tests that a kernel takes that path.
+pub fn if_converted_branches() -> usize {
+    if_convert::CONVERTED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// What compiled code is generated for on this machine: LLVM's name of
 /// the CPU, the widest vector instructions it uses and the cache the
 /// launches count on (see `last_level_cache`), e.g. `znver3, AVX2, 24 MiB

@@ -868,9 +868,16 @@ fn random_kernels_agree_between_backends() {
     // (the other tests of this file have no barriers: the count is this
     // test's)
     let before = warpfold_cpu::warp_pair_blocks();
+    let converted_before = warpfold_cpu::if_converted_branches();
     let mut failures = compare(first, count, false, SMALL).failures;
     let paired = warpfold_cpu::warp_pair_blocks() - before;
-    eprintln!("{count} kernels, {paired} regions run by two warps interleaved");
+    let converted = warpfold_cpu::if_converted_branches() - converted_before;
+    eprintln!("{count} kernels, {paired} regions run by two warps interleaved, {converted} branches converted");
+    if count >= 150 && converted == 0 && std::env::var("WARPFOLD_IF_CONVERT").is_err() {
+        failures.push(format!(
+            "no branch of {count} kernels became guarded instructions"
+        ));
+    }
     // Only warps of 32 lanes pair: the automatic width keeps 32 for most
     // of these kernels with AVX-512, not with AVX2.
     let off = std::env::var("WARPFOLD_PAIRS").is_ok_and(|x| x == "off")
