@@ -361,7 +361,12 @@ pub fn rematerialisable(m: &Module, p: &Prepared) -> (Vec<bool>, Vec<Inst>) {
 /// of such a register (they carry a value without looking at it, so
 /// `float -> mov.b32 -> shfl -> mov.b32 -> add` canonicalises nowhere). A
 /// register also written by a load, atomic, abs/neg and so on must keep
-/// those bits, so its arithmetic definitions canonicalise at once instead.
+/// those bits, so its arithmetic definitions canonicalise at once instead,
+/// unless nothing ever observes its bits: a register read only by such
+/// arithmetic (and IEEE division) and by moves, selects and shuffles into
+/// registers like it may hold any NaN, whatever defines it (LU's
+/// right-hand side, loaded, then `y = i > k ? y - l * yk : y` and
+/// `y / a[k]`: no select canonicalises).
 /// 32-bit integer registers count as f32 here, 64-bit ones as f64.
 pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
     let f = &p.func;
@@ -376,21 +381,49 @@ pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
     // reads: the arithmetic gives the canonical NaN whatever NaN it reads,
     // so a register read by arithmetic alone never shows its NaN's bits.
     let mut shown = vec![false; f.regs.len()];
+    // Shown other than through a move, select or shuffle (`carries`).
+    let mut exposed = vec![false; f.regs.len()];
     for b in f.blocks.values() {
         for i in &b.insts {
             let arith = match &i.kind {
                 InstKind::Float {
-                    op: FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma,
+                    op:
+                        FloatOp::Add
+                        | FloatOp::Sub
+                        | FloatOp::Mul
+                        | FloatOp::Fma
+                        | FloatOp::Div(FloatKind::Rounded(Round::Nearest)),
                     ty,
                     ..
                 } => Some(*ty),
                 _ => None,
             };
+            let carried = carries(&i.kind);
             for r in uses(i) {
                 if arith.is_none() || out[r.0 as usize] != arith {
                     shown[r.0 as usize] = true;
+                    if !carried.iter().any(|(s, _)| *s == r) {
+                        exposed[r.0 as usize] = true;
+                    }
                 }
             }
+        }
+    }
+    // Exposed through what carries it to an exposed register.
+    loop {
+        let mut changed = false;
+        for b in f.blocks.values() {
+            for i in &b.insts {
+                for (s, d) in carries(&i.kind) {
+                    if exposed[d.0 as usize] && !exposed[s.0 as usize] {
+                        exposed[s.0 as usize] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
         }
     }
     // Optimistic: drop registers with a disqualifying definition until
@@ -437,7 +470,7 @@ pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
                     }
                 };
                 for d in defs(&i.kind) {
-                    if out[d.0 as usize].is_some() && !fine(d, &out) {
+                    if out[d.0 as usize].is_some() && exposed[d.0 as usize] && !fine(d, &out) {
                         out[d.0 as usize] = None;
                         changed = true;
                     }
@@ -447,6 +480,24 @@ pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
         if !changed {
             return out;
         }
+    }
+}
+
+/// (source, destination) of each register value `k` moves as it is into a
+/// register of the same width (moves, selects, shuffles' results).
+fn carries(k: &InstKind) -> Vec<(Reg, Reg)> {
+    let reg = |v: &Value| match v {
+        Value::Reg(r) => Some(*r),
+        Value::Imm(_) => None,
+    };
+    match k {
+        InstKind::Mov { dst, src, .. } => reg(src).map(|s| (s, *dst)).into_iter().collect(),
+        InstKind::Selp { dst, a, b, .. } => [a, b]
+            .into_iter()
+            .filter_map(|v| reg(v).map(|s| (s, *dst)))
+            .collect(),
+        InstKind::Shfl { dst, a, .. } => reg(a).map(|s| (s, *dst)).into_iter().collect(),
+        _ => Vec::new(),
     }
 }
 
