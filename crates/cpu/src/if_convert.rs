@@ -54,17 +54,25 @@ pub(crate) fn run(f: &mut Function, mut layout: Vec<BlockId>) -> Vec<BlockId> {
             preds[s.0 as usize] += 1;
         }
     }
-    let mut i = 0;
-    while i < layout.len() {
-        // A converted block then ends with its join's terminator, which
-        // may be the next branch of a chain.
-        while convert_at(f, &mut layout, &mut preds, i, &varying) {
-            CONVERTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            join_next(f, &mut layout, &preds, i);
+    // Again until nothing changes: an if whose arm held an inner if that
+    // became one block may qualify now.
+    loop {
+        let mut changed = false;
+        let mut i = 0;
+        while i < layout.len() {
+            // A converted block then ends with its join's terminator, which
+            // may be the next branch of a chain.
+            while convert_at(f, &mut layout, &mut preds, i, &varying) {
+                CONVERTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                join_next(f, &mut layout, &preds, i);
+                changed = true;
+            }
+            i += 1;
         }
-        i += 1;
+        if !changed {
+            return layout;
+        }
     }
-    layout
 }
 
 /// Convert the triangle or diamond that starts at `layout[i]`, if any.
@@ -85,7 +93,7 @@ fn convert_at(
     else {
         return false;
     };
-    if then == els || !varying[pred.0 as usize] {
+    if then == els || !varying.get(pred.0 as usize).copied().unwrap_or(true) {
         return false;
     }
     let at = |k: usize| layout.get(i + k).copied();
@@ -126,29 +134,73 @@ fn convert_at(
     false
 }
 
-/// Whether `insts` may run guarded by `pred`: pure, unguarded, and
-/// leaving `pred` as it is (the guards after them read it).
+/// Whether `insts` may run guarded by `pred`: pure, and leaving `pred`
+/// as it is (the guards after them read it).
 fn movable(insts: &[Inst], pred: Reg) -> bool {
     insts.iter().all(|i| {
-        i.guard.is_none()
-            && crate::lanes::pure(&i.kind)
+        crate::lanes::pure(&i.kind)
             // A carry chain's hidden flag is not a register a guard blends.
             && !matches!(i.kind, InstKind::Carry { .. })
             && !defs(&i.kind).contains(&pred)
     })
 }
 
-/// Move `from`'s instructions to the end of `to`, guarded by `guard`.
+/// Move `from`'s instructions to the end of `to`, guarded by `guard`;
+/// one with a guard of its own (an inner if converted before) gets a
+/// fresh predicate of both, computed just before it (the inner guard's
+/// register may change within the arm).
 fn absorb(f: &mut Function, to: BlockId, from: BlockId, guard: (Reg, bool)) {
-    let moved: Vec<Inst> = std::mem::take(&mut f.blocks[from].insts)
-        .into_iter()
-        .map(|mut inst| {
-            inst.guard = Some(guard);
-            inst
-        })
-        .collect();
+    let insts = std::mem::take(&mut f.blocks[from].insts);
     f.blocks[from].term = None;
+    let mut moved = Vec::with_capacity(insts.len());
+    for mut inst in insts {
+        let both = match inst.guard {
+            Some(inner) => (both_hold(f, guard, inner, inst.loc, &mut moved), false),
+            None => guard,
+        };
+        inst.guard = Some(both);
+        moved.push(inst);
+    }
     f.blocks[to].insts.extend(moved);
+}
+
+/// A fresh predicate register holding where guards `a` and `b` both hold,
+/// computed by instructions pushed to `out`.
+fn both_hold(
+    f: &mut Function,
+    a: (Reg, bool),
+    b: (Reg, bool),
+    loc: SrcLoc,
+    out: &mut Vec<Inst>,
+) -> Reg {
+    let fresh = |f: &mut Function| {
+        let name = format!("%if_guard{}", f.regs.len());
+        f.regs.push(RegInfo { name, ty: Ty::Pred })
+    };
+    let mut op = |op: PredOp, dst: Reg, x: Value, y: Value| {
+        out.push(Inst {
+            kind: InstKind::PredOp {
+                op,
+                dst,
+                a: x,
+                b: y,
+            },
+            guard: None,
+            loc,
+        })
+    };
+    let mut holds = |f: &mut Function, (r, negated): (Reg, bool)| {
+        if !negated {
+            return Value::Reg(r);
+        }
+        let t = fresh(f);
+        op(PredOp::Not, t, Value::Reg(r), Value::Imm(0));
+        Value::Reg(t)
+    };
+    let (x, y) = (holds(f, a), holds(f, b));
+    let both = fresh(f);
+    op(PredOp::And, both, x, y);
+    both
 }
 
 /// After a conversion at `layout[i]`: when the join follows it and is
@@ -261,6 +313,46 @@ mod tests {
         assert_eq!(guards.len(), 4);
         assert_eq!((guards[0].1, guards[1].1), (true, true));
         assert_eq!((guards[2].1, guards[3].1), (true, false));
+    }
+
+    #[test]
+    fn an_if_inside_an_if_runs_under_both_guards() {
+        let (f, layout) = converted(&format!(
+            "{REGS}mov.u32 %r1, %tid.x;\nmov.f32 %f1, 0f3F800000;\nmov.f32 %f2, %f1;\n\
+             setp.lt.s32 %p1, %r1, 8;\n@%p1 bra L1;\n\
+             add.f32 %f1, %f1, %f1;\nsetp.eq.s32 %p2, %r1, 12;\n@%p2 bra L2;\n\
+             mul.f32 %f2, %f1, %f1;\nL2:\nadd.f32 %f2, %f2, %f1;\n\
+             L1:\nld.param.u64 %rd1, [out];\nst.global.f32 [%rd1], %f2;\nret;"
+        ));
+        assert_eq!(layout.len(), 1, "{:?}", layout);
+        let insts = &f.blocks[layout[0]].insts;
+        let mul = insts
+            .iter()
+            .position(|i| {
+                matches!(
+                    i.kind,
+                    InstKind::Float {
+                        op: FloatOp::Mul,
+                        ..
+                    }
+                )
+            })
+            .expect("the inner body");
+        // Its guard is a fresh predicate: !%p1 and !%p2, computed just
+        // before it.
+        let (g, negated) = insts[mul].guard.expect("guarded");
+        assert!(!negated && f.regs[g].name.starts_with("%if_guard"));
+        assert!(matches!(
+            insts[mul - 1].kind,
+            InstKind::PredOp { op: PredOp::And, dst, .. } if dst == g
+        ));
+        // The others run under !%p1 alone.
+        let outer: Vec<_> = insts[mul + 1..]
+            .iter()
+            .take_while(|i| i.guard.is_some())
+            .map(|i| i.guard.unwrap().1)
+            .collect();
+        assert_eq!(outer, vec![true]);
     }
 
     #[test]
