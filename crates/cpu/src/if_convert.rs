@@ -31,10 +31,17 @@ const MAX_BODY: usize = 24;
 pub(crate) static CONVERTED: std::sync::atomic::AtomicUsize =
     std::sync::atomic::AtomicUsize::new(0);
 
+/// Whether `WARPFOLD_IF_CONVERT` leaves this on (read once: both
+/// preparations of a kernel must convert alike).
+pub(crate) fn enabled() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("WARPFOLD_IF_CONVERT").map_or(true, |v| v != "off"))
+}
+
 /// Convert what qualifies in `f`, whose blocks run in `layout` order, and
 /// return the new order (converted and joined blocks leave it).
 pub(crate) fn run(f: &mut Function, mut layout: Vec<BlockId>) -> Vec<BlockId> {
-    if std::env::var("WARPFOLD_IF_CONVERT").is_ok_and(|v| v == "off") {
+    if !enabled() {
         return layout;
     }
     // Blocks no path reaches (after a `bra.uni`) would count as
@@ -109,7 +116,7 @@ fn convert_at(
     // Triangle: B, T, F in order; B goes to T or F, T to F.
     if let (Some(t), Some(j)) = (at(1), at(2)) {
         let to_both = (then == t && els == j) || (then == j && els == t);
-        if to_both && arm(t, j) && f.blocks[t].insts.len() <= MAX_BODY {
+        if to_both && arm(t, j) && cost(&f.blocks[t].insts) <= MAX_BODY {
             absorb(f, b, t, guard(t));
             f.blocks[b].term = Some(Terminator::Jump(j));
             preds[j.0 as usize] -= 1;
@@ -120,7 +127,7 @@ fn convert_at(
     // Diamond: B, T, E, F in order; B goes to T or E, both to F.
     if let (Some(t), Some(e), Some(j)) = (at(1), at(2), at(3)) {
         let to_both = (then == t && els == e) || (then == e && els == t);
-        let small = f.blocks[t].insts.len() + f.blocks[e].insts.len() <= MAX_BODY;
+        let small = cost(&f.blocks[t].insts) + cost(&f.blocks[e].insts) <= MAX_BODY;
         if to_both && small && arm(t, j) && arm(e, j) {
             let (gt, ge) = (guard(t), guard(e));
             absorb(f, b, t, gt);
@@ -132,6 +139,15 @@ fn convert_at(
         }
     }
     false
+}
+
+/// Instructions `insts` become when guarded: an already guarded one
+/// takes up to three more for its predicate of both guards.
+fn cost(insts: &[Inst]) -> usize {
+    insts
+        .iter()
+        .map(|i| if i.guard.is_some() { 4 } else { 1 })
+        .sum()
 }
 
 /// Whether `insts` may run guarded by `pred`: pure, and leaving `pred`

@@ -398,12 +398,17 @@ pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
                 } => Some(*ty),
                 _ => None,
             };
-            let carried = carries(&i.kind);
+            // A register read in more places than the carried ones (a
+            // shuffle's value that is also its lane index) is exposed.
+            let mut carried: Vec<Reg> = carries(&i.kind).into_iter().map(|(s, _)| s).collect();
             for r in uses(i) {
                 if arith.is_none() || out[r.0 as usize] != arith {
                     shown[r.0 as usize] = true;
-                    if !carried.iter().any(|(s, _)| *s == r) {
-                        exposed[r.0 as usize] = true;
+                    match carried.iter().position(|s| *s == r) {
+                        Some(k) => {
+                            carried.swap_remove(k);
+                        }
+                        None => exposed[r.0 as usize] = true,
                     }
                 }
             }

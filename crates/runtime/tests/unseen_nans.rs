@@ -6,8 +6,10 @@
 //! any NaN, even a loaded one (batched LU's right-hand side). This checks
 //! that every value that reaches memory still has PTX's bits: through a
 //! select chain into a division or an add (canonical), and a loaded NaN
-//! selected straight into a store (its payload). Both backends, warps of
-//! 32, 16 and 8 lanes, against the host.
+//! selected straight into a store (its payload), and a loaded word that a
+//! shuffle reads both as its value and as its source lane (the lane is its
+//! bits: a review found the value's laziness once canonicalised them).
+//! Both backends, warps of 32, 16 and 8 lanes, against the host.
 
 use warpfold::{Arg, Backend, Device};
 
@@ -98,15 +100,16 @@ fn nans_nothing_observes_still_reach_memory_with_ptx_bits() {
         let m = dev.load_ptx(PTX).unwrap();
         let a = dev.buffer_from(&input).unwrap();
         let out = dev.buffer_zeroed(32 * 12).unwrap();
-        m.kernel("unseen")
-            .unwrap()
-            .launch(
-                [1, 1, 1],
-                [32, 1, 1],
-                0,
-                &[Arg::Buffer(&out), Arg::Buffer(&a)],
-            )
-            .unwrap();
+        let k = m.kernel("unseen").unwrap();
+        // Compiled, not fallen back to the interpreter.
+        assert_eq!(k.effective_backend([32, 1, 1]), (backend, None));
+        k.launch(
+            [1, 1, 1],
+            [32, 1, 1],
+            0,
+            &[Arg::Buffer(&out), Arg::Buffer(&a)],
+        )
+        .unwrap();
         let got: Vec<u32> = out.to_vec().unwrap();
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(
@@ -117,5 +120,70 @@ fn nans_nothing_observes_still_reach_memory_with_ptx_bits() {
                 i % 3
             );
         }
+    }
+}
+
+const SHFL_PTX: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry lane_from_bits(.param .u64 po, .param .u64 pa)
+{
+  .reg .f32 %f<2>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd0, [po];
+  ld.param.u64 %rd1, [pa];
+  mov.u32 %r0, %tid.x;
+  mul.wide.u32 %rd2, %r0, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r1, [%rd3];
+  // the loaded word is the value and the source lane: its bits count
+  shfl.sync.idx.b32 %r2, %r1, %r1, 31, -1;
+  mov.b32 %f0, %r2;
+  add.f32 %f1, %f0, 0f3F800000;
+  add.s64 %rd4, %rd0, %rd2;
+  st.global.f32 [%rd4], %f1;
+  ret;
+}
+"#;
+
+#[test]
+fn a_shuffle_reading_a_word_as_value_and_lane_keeps_its_bits() {
+    // NaNs whose low bits pick lanes holding numbers (the canonical NaN
+    // would pick lane 31, another number), and numbers.
+    let input: Vec<u32> = (0..32u32)
+        .map(|i| match i % 4 {
+            0 => 0x7fc0_0000 | ((i + 2) % 32),
+            1 => 0xffc0_0000 | ((i + 5) % 32),
+            2 => (i as f32 * 0.75).to_bits(),
+            _ => (i as f32 * -1.25).to_bits(),
+        })
+        .collect();
+    let want: Vec<u32> = input
+        .iter()
+        .map(|&x| ptx_bits(f32::from_bits(input[(x & 31) as usize]) + 1.0))
+        .collect();
+    for (backend, width) in [
+        (Backend::Interp, None),
+        (Backend::Cpu, Some(32)),
+        (Backend::Cpu, Some(16)),
+        (Backend::Cpu, Some(8)),
+    ] {
+        let dev = Device::new().with_backend(backend).with_warp_width(width);
+        let m = dev.load_ptx(SHFL_PTX).unwrap();
+        let a = dev.buffer_from(&input).unwrap();
+        let out = dev.buffer_zeroed(32 * 4).unwrap();
+        let k = m.kernel("lane_from_bits").unwrap();
+        assert_eq!(k.effective_backend([32, 1, 1]), (backend, None));
+        k.launch(
+            [1, 1, 1],
+            [32, 1, 1],
+            0,
+            &[Arg::Buffer(&out), Arg::Buffer(&a)],
+        )
+        .unwrap();
+        let got: Vec<u32> = out.to_vec().unwrap();
+        assert_eq!(got, want, "{backend:?} {width:?}");
     }
 }
