@@ -1085,6 +1085,39 @@ fn grid_stride_loops_take_turns_every_few_trips() {
     assert!(spends, "a back edge spends {cost} of the budget");
 }
 
+/// Off Intel CPUs a grid-stride loop's forward load prefetches what the
+/// same trip reads one CTA later: `blockDim.x` lanes of 4 bytes on (64
+/// threads: 256 bytes), a line per 64 bytes of the warp's span. The
+/// reversed load (`n - 1 - i`) does not (its lanes step backwards).
+#[test]
+fn grid_stride_loads_prefetch_the_next_ctas_data() {
+    let intel =
+        std::fs::read_to_string("/proc/cpuinfo").map_or(true, |c| c.contains("GenuineIntel"));
+    let knob = std::env::var("WARPFOLD_PREFETCH").ok();
+    if intel || matches!(knob.as_deref(), Some("off" | "stride")) {
+        return;
+    }
+    let dev = Device::new().with_backend(Backend::Cpu);
+    let m = module(&dev);
+    let k = kernel(&m, "gridstride", Backend::Cpu, [64, 1, 1]);
+    let c = k.compiled([64, 1, 1]);
+    let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
+    let lines: Vec<&str> = ir.lines().collect();
+    let prefetched = |offset: i64| {
+        lines.windows(3).any(|w| {
+            w[0].contains(" = add i64 ")
+                && w[0].ends_with(&format!(", {offset}"))
+                && w[2].contains("@llvm.prefetch")
+        })
+    };
+    assert!(
+        prefetched(256) && prefetched(256 + 64),
+        "one CTA ahead, two lines"
+    );
+    assert!(!prefetched(-256), "not for the reversed load");
+    grid_stride_sums(None);
+}
+
 /// This process's value of the environment variable `var`; without one,
 /// first runs test `name` again with each of `values` (see
 /// `run_again_with`).
