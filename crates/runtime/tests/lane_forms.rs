@@ -1087,7 +1087,7 @@ fn grid_stride_loops_take_turns_every_few_trips() {
 
 /// Off Intel CPUs a grid-stride loop's forward load prefetches what the
 /// same trip reads one CTA later: `blockDim.x` lanes of 4 bytes on (64
-/// threads: 256 bytes), a line per 64 bytes of the warp's span. The
+/// threads: 256 bytes ahead), a line per 64 bytes of the warp's span. The
 /// reversed load (`n - 1 - i`) does not (its lanes step backwards).
 #[test]
 fn grid_stride_loads_prefetch_the_next_ctas_data() {
@@ -1110,10 +1110,8 @@ fn grid_stride_loads_prefetch_the_next_ctas_data() {
                 && w[2].contains("@llvm.prefetch")
         })
     };
-    assert!(
-        prefetched(256) && prefetched(256 + 64),
-        "one CTA ahead, two lines"
-    );
+    // (a second line, 320, only where warps have 16 lanes or more)
+    assert!(prefetched(256), "one CTA ahead");
     assert!(!prefetched(-256), "not for the reversed load");
     grid_stride_sums(None);
 }

@@ -61,6 +61,42 @@ fn ptx_bits(x: f32) -> u32 {
     }
 }
 
+/// Kernel `name` of `ptx` (arguments: output, input) on one CTA of 32
+/// threads, on the interpreter and compiled at 32, 16 and 8 lanes
+/// (checked not to fall back): each run's label and its `out_words`
+/// output words.
+fn on_every_backend(
+    ptx: &str,
+    name: &str,
+    input: &[u32],
+    out_words: usize,
+) -> Vec<(String, Vec<u32>)> {
+    [
+        (Backend::Interp, None),
+        (Backend::Cpu, Some(32)),
+        (Backend::Cpu, Some(16)),
+        (Backend::Cpu, Some(8)),
+    ]
+    .into_iter()
+    .map(|(backend, width)| {
+        let dev = Device::new().with_backend(backend).with_warp_width(width);
+        let m = dev.load_ptx(ptx).unwrap();
+        let a = dev.buffer_from(input).unwrap();
+        let out = dev.buffer_zeroed(out_words * 4).unwrap();
+        let k = m.kernel(name).unwrap();
+        assert_eq!(k.effective_backend([32, 1, 1]), (backend, None));
+        k.launch(
+            [1, 1, 1],
+            [32, 1, 1],
+            0,
+            &[Arg::Buffer(&out), Arg::Buffer(&a)],
+        )
+        .unwrap();
+        (format!("{backend:?} {width:?}"), out.to_vec().unwrap())
+    })
+    .collect()
+}
+
 #[test]
 fn nans_nothing_observes_still_reach_memory_with_ptx_bits() {
     let nans = [0x7fc0_1234u32, 0xffff_ffdf, 0x7f80_0001, 0xffc0_0000];
@@ -90,32 +126,12 @@ fn nans_nothing_observes_still_reach_memory_with_ptx_bits() {
             [ptx_bits(y2 / 2.0), ptx_bits(y2 + 1.0), picked]
         })
         .collect();
-    for (backend, width) in [
-        (Backend::Interp, None),
-        (Backend::Cpu, Some(32)),
-        (Backend::Cpu, Some(16)),
-        (Backend::Cpu, Some(8)),
-    ] {
-        let dev = Device::new().with_backend(backend).with_warp_width(width);
-        let m = dev.load_ptx(PTX).unwrap();
-        let a = dev.buffer_from(&input).unwrap();
-        let out = dev.buffer_zeroed(32 * 12).unwrap();
-        let k = m.kernel("unseen").unwrap();
-        // Compiled, not fallen back to the interpreter.
-        assert_eq!(k.effective_backend([32, 1, 1]), (backend, None));
-        k.launch(
-            [1, 1, 1],
-            [32, 1, 1],
-            0,
-            &[Arg::Buffer(&out), Arg::Buffer(&a)],
-        )
-        .unwrap();
-        let got: Vec<u32> = out.to_vec().unwrap();
+    for (run, got) in on_every_backend(PTX, "unseen", &input, 32 * 3) {
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(
                 g,
                 w,
-                "{backend:?} {width:?}: thread {}, output {}: {g:#x} instead of {w:#x}",
+                "{run}: thread {}, output {}: {g:#x} instead of {w:#x}",
                 i / 3,
                 i % 3
             );
@@ -164,26 +180,7 @@ fn a_shuffle_reading_a_word_as_value_and_lane_keeps_its_bits() {
         .iter()
         .map(|&x| ptx_bits(f32::from_bits(input[(x & 31) as usize]) + 1.0))
         .collect();
-    for (backend, width) in [
-        (Backend::Interp, None),
-        (Backend::Cpu, Some(32)),
-        (Backend::Cpu, Some(16)),
-        (Backend::Cpu, Some(8)),
-    ] {
-        let dev = Device::new().with_backend(backend).with_warp_width(width);
-        let m = dev.load_ptx(SHFL_PTX).unwrap();
-        let a = dev.buffer_from(&input).unwrap();
-        let out = dev.buffer_zeroed(32 * 4).unwrap();
-        let k = m.kernel("lane_from_bits").unwrap();
-        assert_eq!(k.effective_backend([32, 1, 1]), (backend, None));
-        k.launch(
-            [1, 1, 1],
-            [32, 1, 1],
-            0,
-            &[Arg::Buffer(&out), Arg::Buffer(&a)],
-        )
-        .unwrap();
-        let got: Vec<u32> = out.to_vec().unwrap();
-        assert_eq!(got, want, "{backend:?} {width:?}");
+    for (run, got) in on_every_backend(SHFL_PTX, "lane_from_bits", &input, 32) {
+        assert_eq!(got, want, "{run}");
     }
 }
