@@ -46,14 +46,7 @@ pub(crate) fn run(f: &mut Function, mut layout: Vec<BlockId>) -> Vec<BlockId> {
     }
     // Blocks no path reaches (after a `bra.uni`) would count as
     // predecessors; `prepare` drops them from the order anyway.
-    let mut reached = vec![false; f.blocks.len()];
-    let mut stack = vec![f.entry];
-    while let Some(b) = stack.pop() {
-        if !std::mem::replace(&mut reached[b.0 as usize], true) {
-            stack.extend(crate::lanes::succs(&f.blocks[b]));
-        }
-    }
-    layout.retain(|b| reached[b.0 as usize]);
+    crate::prepare::keep_reached(f, &mut layout);
     let varying = varying_regs(f);
     let mut preds = vec![0u32; f.blocks.len()];
     for b in &layout {
@@ -240,16 +233,10 @@ fn join_next(f: &mut Function, layout: &mut Vec<BlockId>, preds: &[u32], i: usiz
 /// constants), atomics and collectives, with more than one definition
 /// (which lanes ran which one can differ), or computed from such.
 fn varying_regs(f: &Function) -> Vec<bool> {
-    let n = f.regs.len();
-    let mut count = vec![0u32; n];
-    for b in f.blocks.values() {
-        for i in &b.insts {
-            for d in defs(&i.kind) {
-                count[d.0 as usize] += 1;
-            }
-        }
-    }
-    let mut varying: Vec<bool> = count.iter().map(|&c| c > 1).collect();
+    let mut varying: Vec<bool> = crate::uniform::def_counts(f)
+        .iter()
+        .map(|&c| c > 1)
+        .collect();
     loop {
         let mut changed = false;
         for b in f.blocks.values() {

@@ -270,6 +270,12 @@ fn skip_empty_blocks(func: &mut Function, order: &mut Vec<BlockId>) {
         };
         func.blocks[b].term = term;
     }
+    keep_reached(func, order);
+}
+
+/// Drop from `order` the blocks no path from its first block (the entry)
+/// reaches.
+pub(crate) fn keep_reached(func: &Function, order: &mut Vec<BlockId>) {
     let mut reached = vec![false; func.blocks.len()];
     let mut stack: Vec<BlockId> = order.first().copied().into_iter().collect();
     while let Some(b) = stack.pop() {

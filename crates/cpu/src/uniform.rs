@@ -311,14 +311,7 @@ pub fn rematerialisable(m: &Module, p: &Prepared) -> (Vec<bool>, Vec<Inst>) {
     if targets_entry {
         return (remat, insts);
     }
-    let mut ndefs = vec![0u32; f.regs.len()];
-    for b in f.blocks.values() {
-        for i in &b.insts {
-            for d in defs(&i.kind) {
-                ndefs[d.0 as usize] += 1;
-            }
-        }
-    }
+    let ndefs = def_counts(f);
     for i in &f.blocks[entry].insts {
         if i.guard.is_some() {
             continue;
@@ -488,8 +481,19 @@ pub(crate) fn lazily_canonical_floats(p: &Prepared) -> Vec<Option<Ty>> {
     }
 }
 
-/// (source, destination) of each register value `k` moves as it is into a
-/// register of the same width (moves, selects, shuffles' results).
+/// How many instructions of `f` define each register.
+pub(crate) fn def_counts(f: &Function) -> Vec<u32> {
+    let mut n = vec![0u32; f.regs.len()];
+    for i in f.blocks.values().flat_map(|b| &b.insts) {
+        for d in defs(&i.kind) {
+            n[d.0 as usize] += 1;
+        }
+    }
+    n
+}
+
+/// (source, destination) of each register value `k` passes on without
+/// looking at it (moves, selects' two values, a shuffle's value).
 fn carries(k: &InstKind) -> Vec<(Reg, Reg)> {
     let reg = |v: &Value| match v {
         Value::Reg(r) => Some(*r),

@@ -4,7 +4,9 @@
 //! combination of the conditions; both backends, warps of 32, 16 and 8
 //! lanes, against values computed on the host.
 
-use warpfold::{Arg, Backend, Device};
+mod common;
+
+use warpfold::Backend;
 
 const PTX: &str = r#"
 .version 7.0
@@ -82,15 +84,7 @@ fn ifs_inside_ifs_agree_with_the_host_on_both_backends() {
         (Backend::Cpu, Some(16)),
         (Backend::Cpu, Some(8)),
     ] {
-        let dev = Device::new().with_backend(backend).with_warp_width(width);
-        let m = dev.load_ptx(PTX).unwrap();
-        let out = dev.buffer_zeroed(32 * 8).unwrap();
-        let k = m.kernel("nested").unwrap();
-        // Compiled, not fallen back to the interpreter.
-        assert_eq!(k.effective_backend([32, 1, 1]), (backend, None));
-        k.launch([1, 1, 1], [32, 1, 1], 0, &[Arg::Buffer(&out)])
-            .unwrap();
-        let got: Vec<u32> = out.to_vec().unwrap();
+        let got = common::words(&common::one_cta(PTX, "nested", backend, width, &[], 32 * 8));
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(
                 g,

@@ -5,7 +5,9 @@
 //! (`cvt.sat.s8.s32` of -200 gave 0x80 for 0xffffff80; found by the
 //! random kernels). Both backends, against the host's values.
 
-use warpfold::{Arg, Backend, Device};
+mod common;
+
+use warpfold::Backend;
 
 const PTX: &str = r#"
 .version 7.0
@@ -54,23 +56,15 @@ fn signed_narrow_conversions_sign_extend_into_the_register() {
         .collect();
     for backend in [Backend::Interp, Backend::Cpu] {
         for width in [None, Some(8)] {
-            let dev = Device::new()
-                .with_backend(backend)
-                .with_warp_width(width)
-                .with_disk_cache(None);
-            let m = dev.load_ptx_named(PTX, "narrow.ptx").unwrap();
-            let k = m.kernel("narrow").unwrap();
-            assert_eq!(k.effective_backend([32, 1, 1]).0, backend);
-            let out = dev.buffer_zeroed(32 * 20).unwrap();
-            let a = dev.buffer_from(&inputs).unwrap();
-            k.launch(
-                [1, 1, 1],
-                [32, 1, 1],
-                0,
-                &[Arg::Buffer(&out), Arg::Buffer(&a)],
-            )
-            .unwrap();
-            let got = out.to_vec::<u32>().unwrap();
+            let input: &[u8] = bytemuck::cast_slice(&inputs);
+            let got = common::words(&common::one_cta(
+                PTX,
+                "narrow",
+                backend,
+                width,
+                &[input],
+                32 * 20,
+            ));
             for (i, (g, w)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(
                     g,

@@ -6,7 +6,9 @@
 //! (found by the random kernels). Both backends, f32 and f64, warps of
 //! 32, 16 and 8 lanes, against the host's values.
 
-use warpfold::{Arg, Backend, Device};
+mod common;
+
+use warpfold::Backend;
 
 const PTX: &str = r#"
 .version 7.0
@@ -93,24 +95,8 @@ fn min_max_and_saturation_order_negative_zero_below_positive_zero() {
     };
     for backend in [Backend::Interp, Backend::Cpu] {
         for width in [None, Some(16), Some(8)] {
-            let dev = Device::new()
-                .with_backend(backend)
-                .with_warp_width(width)
-                .with_disk_cache(None);
-            let m = dev.load_ptx_named(PTX, "zeros.ptx").unwrap();
-            let k = m.kernel("zeros").unwrap();
-            assert_eq!(k.effective_backend([32, 1, 1]).0, backend);
-            let out = dev.buffer_zeroed(32 * 32).unwrap();
-            let da = dev.buffer_from(&a32).unwrap();
-            let dd = dev.buffer_from(&a64).unwrap();
-            k.launch(
-                [1, 1, 1],
-                [32, 1, 1],
-                0,
-                &[Arg::Buffer(&out), Arg::Buffer(&da), Arg::Buffer(&dd)],
-            )
-            .unwrap();
-            let o = out.to_bytes();
+            let (a, d): (&[u8], &[u8]) = (bytemuck::cast_slice(&a32), bytemuck::cast_slice(&a64));
+            let o = common::one_cta(PTX, "zeros", backend, width, &[a, d], 32 * 32);
             for (lane, &(a, b)) in pairs.iter().enumerate() {
                 let at = |off: usize, n: usize| &o[lane * 32 + off..lane * 32 + off + n];
                 let f32_at = |off| f64::from(f32::from_le_bytes(at(off, 4).try_into().unwrap()));

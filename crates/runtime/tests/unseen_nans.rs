@@ -11,7 +11,9 @@
 //! bits: a review found the value's laziness once canonicalised them).
 //! Both backends, warps of 32, 16 and 8 lanes, against the host.
 
-use warpfold::{Arg, Backend, Device};
+mod common;
+
+use warpfold::Backend;
 
 const PTX: &str = r#"
 .version 7.0
@@ -61,16 +63,16 @@ fn ptx_bits(x: f32) -> u32 {
     }
 }
 
-/// Kernel `name` of `ptx` (arguments: output, input) on one CTA of 32
-/// threads, on the interpreter and compiled at 32, 16 and 8 lanes
-/// (checked not to fall back): each run's label and its `out_words`
-/// output words.
+/// Kernel `name` of `ptx` (arguments: output, input) on the interpreter
+/// and compiled at 32, 16 and 8 lanes: each run's label and its
+/// `out_words` output words.
 fn on_every_backend(
     ptx: &str,
     name: &str,
     input: &[u32],
     out_words: usize,
 ) -> Vec<(String, Vec<u32>)> {
+    let input: &[u8] = bytemuck::cast_slice(input);
     [
         (Backend::Interp, None),
         (Backend::Cpu, Some(32)),
@@ -79,20 +81,8 @@ fn on_every_backend(
     ]
     .into_iter()
     .map(|(backend, width)| {
-        let dev = Device::new().with_backend(backend).with_warp_width(width);
-        let m = dev.load_ptx(ptx).unwrap();
-        let a = dev.buffer_from(input).unwrap();
-        let out = dev.buffer_zeroed(out_words * 4).unwrap();
-        let k = m.kernel(name).unwrap();
-        assert_eq!(k.effective_backend([32, 1, 1]), (backend, None));
-        k.launch(
-            [1, 1, 1],
-            [32, 1, 1],
-            0,
-            &[Arg::Buffer(&out), Arg::Buffer(&a)],
-        )
-        .unwrap();
-        (format!("{backend:?} {width:?}"), out.to_vec().unwrap())
+        let out = common::one_cta(ptx, name, backend, width, &[input], out_words * 4);
+        (format!("{backend:?} {width:?}"), common::words(&out))
     })
     .collect()
 }

@@ -1,0 +1,45 @@
+//! What the small semantics tests share: a kernel run as one CTA of 32
+//! threads on a given backend and warp width.
+
+// (each test file compiles its own copy and uses part of it)
+#![allow(dead_code)]
+
+use warpfold::{Arg, Backend, Device};
+
+/// Kernel `name` of `ptx` launched once as one CTA of 32 threads on
+/// `backend` at `width` lanes (checked to run there, not on a fallback),
+/// with arguments a zeroed output of `out_bytes` and then a buffer of each
+/// of `inputs`: the output's bytes. Compiled afresh (no disk cache).
+pub fn one_cta(
+    ptx: &str,
+    name: &str,
+    backend: Backend,
+    width: Option<u32>,
+    inputs: &[&[u8]],
+    out_bytes: usize,
+) -> Vec<u8> {
+    let dev = Device::new()
+        .with_backend(backend)
+        .with_warp_width(width)
+        .with_disk_cache(None);
+    let m = dev.load_ptx_named(ptx, &format!("{name}.ptx")).unwrap();
+    let k = m.kernel(name).unwrap();
+    let (used, why) = k.effective_backend([32, 1, 1]);
+    assert_eq!(used, backend, "{name}: {why:?}");
+    let out = dev.buffer_zeroed(out_bytes).unwrap();
+    let bufs: Vec<_> = inputs.iter().map(|b| dev.buffer_from(b).unwrap()).collect();
+    let args: Vec<Arg> = std::iter::once(&out)
+        .chain(&bufs)
+        .map(Arg::Buffer)
+        .collect();
+    k.launch([1, 1, 1], [32, 1, 1], 0, &args).unwrap();
+    out.to_bytes()
+}
+
+/// `bytes` as little-endian 32-bit words.
+pub fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+        .collect()
+}
