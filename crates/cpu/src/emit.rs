@@ -272,9 +272,9 @@ pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) hot_anyway: Vec<bool>,
     /// Per block id: the block lies on a cycle (a loop).
     pub(crate) in_loop: Vec<bool>,
-    /// Per block id: the block advances a grid-stride loop (see
-    /// `grid_stride`).
-    pub(crate) grid_stride: Vec<bool>,
+    /// Per block id: the grid-stride steps the block makes, 0 outside
+    /// grid-stride loops (see `grid_stride`).
+    pub(crate) grid_stride: Vec<u32>,
     /// Each CTA reads its slice of one stream in one burst, and the next
     /// CTAs' slices are worth prefetching (see `cta_stream`).
     pub(crate) one_stream: bool,
@@ -651,7 +651,7 @@ impl<'a, const W: u32> Gen<'a, W> {
     pub(crate) fn stride_slot(&mut self) -> Option<usize> {
         let id = self.cur_id as usize;
         let in_loop = self.in_loop.get(id).copied().unwrap_or(false);
-        let grid_stride = self.grid_stride.get(id).copied().unwrap_or(false);
+        let grid_stride = self.grid_stride.get(id).is_some_and(|s| *s > 0);
         if self.stride_at == 0
             || !crate::lower::stride_prefetch_for(in_loop, grid_stride, self.one_stream)
         {
@@ -1849,7 +1849,7 @@ pub fn emit<const W: u32>(
     let grid_stride = crate::grid_stride::grid_stride_blocks(p, &in_loop);
     let one_stream = cta_stream(p, &in_loop, features);
     let prefetching_loads = p.order.iter().enumerate().any(|(id, b)| {
-        crate::lower::stride_prefetch_for(in_loop[id], grid_stride[id], one_stream)
+        crate::lower::stride_prefetch_for(in_loop[id], grid_stride[id] > 0, one_stream)
             && f.blocks[*b].insts.iter().any(|i| {
                 matches!(
                     i.kind,
@@ -2747,8 +2747,9 @@ fn yield_budget() -> u32 {
         .map_or(16384, |b| b.clamp(2, i32::MAX as u32))
 }
 
-/// Trips a warp makes round a grid-stride loop (see `crate::grid_stride`)
-/// before it yields to the next warp of its CTA. Each trip of a warp reads
+/// Grid-stride steps a warp makes round a grid-stride loop (see
+/// `crate::grid_stride`: a trip of a loop unrolled by 4 makes 4) before it
+/// yields to the next warp of its CTA. Each trip of a warp reads
 /// its 128 bytes a grid's width past the last (the histogram's: a
 /// megabyte): the CTA's warps taking turns every few trips read each
 /// region of memory together, a kilobyte at once, where one warp's 64
@@ -2757,7 +2758,7 @@ fn yield_budget() -> u32 {
 /// warps ran to the end, 0.62-0.74x at 4 trips, 0.70-0.76x at 8, 0.50-0.65x
 /// at 16, 0.66-0.72x at 32; then this constant against the old code in 4
 /// more interleaved runs: 0.53-0.58x -> 0.74-0.77x.
-const GRID_STRIDE_TRIPS_PER_TURN: u32 = 8;
+const GRID_STRIDE_STEPS_PER_TURN: u32 = 8;
 
 /// Instructions (PTX, per warp function) whose blocks get a whole-warp
 /// copy (see `whole_warp_copies`).
@@ -3003,7 +3004,7 @@ fn dispatcher_and_blocks<const W: u32>(
     }
 
     // Loops check for cancellation (the watchdog) on their way back.
-    let grid_stride_cost = (yield_budget() / GRID_STRIDE_TRIPS_PER_TURN).max(1);
+
     for (l, id, earliest, to, from) in std::mem::take(&mut g.checks) {
         g.emit_label(&l);
         // After many trips round loops the warp yields, so warps that wait
@@ -3011,8 +3012,17 @@ fn dispatcher_and_blocks<const W: u32>(
         // goes to its latest lanes (which a spinning lane may wait for),
         // except where lanes must meet first (see `lanes`).
         let y = g.label("yield");
-        let grid_stride = g.grid_stride.get(from as usize).copied().unwrap_or(false);
-        let cost = if grid_stride { grid_stride_cost } else { 1 };
+        let steps = g.grid_stride.get(from as usize).copied().unwrap_or(0);
+        let grid_stride = steps > 0;
+        // A trip of a loop unrolled by 4 makes 4 steps (NVRTC's loads
+        // only: 15.3 -> 9.3 ms on one worker counting 1, 6.2 counting 4).
+        let cost = if grid_stride {
+            (yield_budget() / GRID_STRIDE_STEPS_PER_TURN)
+                .saturating_mul(steps)
+                .max(1)
+        } else {
+            1
+        };
         let lazy =
             grid_stride && !crate::grid_stride::loop_may_wait(g.p, id as usize, from as usize);
         g.poll(&to, &y, cost, lazy);

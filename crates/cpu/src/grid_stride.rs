@@ -17,13 +17,20 @@ enum Held {
     GridWidth,
     /// Their product: the grid's threads in x.
     Threads,
+    /// The grid's threads times a constant (bytes: an unrolled loop's
+    /// pointer step).
+    Scaled,
 }
 
-/// Per block id of `p`: whether the block lies on a loop (`in_loop`) and
-/// adds the grid's threads in x (`nctaid.x * ntid.x`, in either order,
-/// through copies) to a register, the loop's index. Only registers with
-/// one unguarded definition count (PTX registers may be written again).
-pub(crate) fn grid_stride_blocks(p: &Prepared, in_loop: &[bool]) -> Vec<bool> {
+/// Per block id of `p`: the grid-stride steps the block makes, 0 unless it
+/// lies on a loop (`in_loop`) and adds the grid's threads in x
+/// (`nctaid.x * ntid.x`, in either order, through copies) to a register.
+/// A loop NVRTC unrolled by 4 adds them 4 times a trip (`i1 = i + s;
+/// i2 = i1 + s; ...`), each step for its own load; its pointers step by
+/// the threads scaled to bytes, which count where no index does. Only
+/// registers with one unguarded definition count (PTX registers may be
+/// written again).
+pub(crate) fn grid_stride_blocks(p: &Prepared, in_loop: &[bool]) -> Vec<u32> {
     let f = &p.func;
     let n = f.regs.len();
     let mut defs = vec![0u32; n];
@@ -63,7 +70,25 @@ pub(crate) fn grid_stride_blocks(p: &Prepared, in_loop: &[bool]) -> Vec<bool> {
                         pair,
                         (Held::BlockWidth, Held::GridWidth) | (Held::GridWidth, Held::BlockWidth)
                     );
-                    (*dst, if threads { Held::Threads } else { Held::Other })
+                    let what = if threads {
+                        Held::Threads
+                    } else if scaled_threads(&held, args) {
+                        Held::Scaled
+                    } else {
+                        Held::Other
+                    };
+                    (*dst, what)
+                }
+                // The grid's threads in bytes (`mul.wide.s32 %rd, %r, 4`):
+                // an unrolled loop steps its pointers by them.
+                InstKind::Int {
+                    op: IntOp::MulWide | IntOp::Shl,
+                    dst,
+                    args,
+                    ..
+                } if args.len() == 2 => {
+                    let scaled = scaled_threads(&held, args);
+                    (*dst, if scaled { Held::Scaled } else { Held::Other })
                 }
                 _ => continue,
             };
@@ -76,23 +101,39 @@ pub(crate) fn grid_stride_blocks(p: &Prepared, in_loop: &[bool]) -> Vec<bool> {
         .iter()
         .enumerate()
         .map(|(id, b)| {
-            in_loop[id]
-                && f.blocks[*b].insts.iter().any(|i| match &i.kind {
-                    InstKind::Int {
-                        op: IntOp::Add,
-                        dst,
-                        args,
-                        ..
-                    } if args.len() == 2 => {
-                        let steps = |a: &Value, s: &Value| {
-                            *a == Value::Reg(*dst) && of(&held, s) == Held::Threads
-                        };
-                        steps(&args[0], &args[1]) || steps(&args[1], &args[0])
-                    }
-                    _ => false,
-                })
+            if !in_loop[id] {
+                return 0;
+            }
+            let adds = |what: Held| {
+                f.blocks[*b]
+                    .insts
+                    .iter()
+                    .filter(|i| match &i.kind {
+                        InstKind::Int {
+                            op: IntOp::Add,
+                            args,
+                            ..
+                        } => args.iter().any(|a| of(&held, a) == what),
+                        _ => false,
+                    })
+                    .count() as u32
+            };
+            match adds(Held::Threads) {
+                0 => adds(Held::Scaled),
+                n => n,
+            }
         })
         .collect()
+}
+
+/// Whether `args` are the grid's threads (maybe scaled) and a constant.
+fn scaled_threads(held: &[Held], args: &[Value]) -> bool {
+    let threads = |v: &Value| matches!(v, Value::Reg(r) if matches!(held[r.0 as usize], Held::Threads | Held::Scaled));
+    match args {
+        [a, Value::Imm(_)] => threads(a),
+        [Value::Imm(_), b] => threads(b),
+        _ => false,
+    }
 }
 
 /// Whether a warp can wait (at a barrier or a warp collective) in the loop
@@ -160,6 +201,9 @@ LOOP:
         let p = crate::prepare::prepared(&src, "k");
         let in_loop = crate::emit::blocks_in_loops(&p);
         grid_stride_blocks(&p, &in_loop)
+            .into_iter()
+            .map(|steps| steps > 0)
+            .collect()
     }
 
     #[test]
@@ -185,5 +229,64 @@ LOOP:
         ] {
             assert!(!marked(step).contains(&true), "{step}");
         }
+    }
+
+    /// A loop NVRTC unrolled by 4 (`for (i = ...; i < n; i += stride) s +=
+    /// x[i];`): the index steps through copies, never in place, and its
+    /// pointers by the threads in bytes. The steps count, so the warps
+    /// take turns every 2 trips (8 steps) rather than every 8.
+    #[test]
+    fn an_unrolled_loop_makes_a_step_per_copy() {
+        let steps = |body: &str| {
+            let src = format!(
+                r#".version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p, .param .u32 n)
+{{
+    .reg .pred %p<2>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [p];
+    ld.param.u32 %r5, [n];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %nctaid.x;
+    mul.lo.s32 %r4, %r3, %r2;
+    mul.wide.s32 %rd2, %r4, 4;
+LOOP:
+{body}
+    setp.lt.s32 %p1, %r1, %r5;
+    @%p1 bra LOOP;
+    ret;
+}}
+"#
+            );
+            let p = crate::prepare::prepared(&src, "k");
+            let in_loop = crate::emit::blocks_in_loops(&p);
+            grid_stride_blocks(&p, &in_loop)
+                .into_iter()
+                .max()
+                .unwrap_or(0)
+        };
+        let unrolled = "    mul.wide.s32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    ld.global.u32 %r6, [%rd4];
+    add.s64 %rd5, %rd4, %rd2;
+    ld.global.u32 %r7, [%rd5];
+    add.s32 %r8, %r1, %r4;
+    add.s32 %r9, %r8, %r4;
+    add.s64 %rd6, %rd5, %rd2;
+    ld.global.u32 %r10, [%rd6];
+    add.s32 %r11, %r9, %r4;
+    add.s64 %rd7, %rd6, %rd2;
+    ld.global.u32 %r12, [%rd7];
+    add.s32 %r1, %r11, %r4;";
+        assert_eq!(steps(unrolled), 4);
+        // Only a pointer stepping by the threads in bytes.
+        let pointer = "    ld.global.u32 %r6, [%rd1];
+    add.s64 %rd1, %rd1, %rd2;
+    add.s32 %r1, %r1, 1;";
+        assert_eq!(steps(pointer), 1);
     }
 }
