@@ -2749,15 +2749,17 @@ fn yield_budget() -> u32 {
 
 /// Grid-stride steps a warp makes round a grid-stride loop (see
 /// `crate::grid_stride`: a trip of a loop unrolled by 4 makes 4) before it
-/// yields to the next warp of its CTA. Each trip of a warp reads
-/// its 128 bytes a grid's width past the last (the histogram's: a
-/// megabyte): the CTA's warps taking turns every few trips read each
-/// region of memory together, a kilobyte at once, where one warp's 64
-/// trips at a time touched 64 pages for 128 bytes each. Histogram, bench
+/// yields to the next warp of its CTA. Each step of a warp reads its 128
+/// bytes a grid's width past the last (the histogram's: a megabyte): the
+/// CTA's warps taking turns every few steps read each region of memory
+/// together, a kilobyte at once, where one warp's 64 steps at a time
+/// touched 64 pages for 128 bytes each. Histogram (one step a trip), bench
 /// runs interleaved with the budget as a knob: 0.55-0.56x OpenMP when
 /// warps ran to the end, 0.62-0.74x at 4 trips, 0.70-0.76x at 8, 0.50-0.65x
 /// at 16, 0.66-0.72x at 32; then this constant against the old code in 4
-/// more interleaved runs: 0.53-0.58x -> 0.74-0.77x.
+/// more interleaved runs: 0.53-0.58x -> 0.74-0.77x. A grid-stride sum
+/// NVRTC unrolled by 4, one worker: best at 8 steps too (turns of 1, 2, 4,
+/// 8 and 16 steps), as the histogram at 1, 2, 4, 8 and 16.
 const GRID_STRIDE_STEPS_PER_TURN: u32 = 8;
 
 /// Instructions (PTX, per warp function) whose blocks get a whole-warp
@@ -3004,7 +3006,7 @@ fn dispatcher_and_blocks<const W: u32>(
     }
 
     // Loops check for cancellation (the watchdog) on their way back.
-
+    let budget = yield_budget();
     for (l, id, earliest, to, from) in std::mem::take(&mut g.checks) {
         g.emit_label(&l);
         // After many trips round loops the warp yields, so warps that wait
@@ -3014,11 +3016,13 @@ fn dispatcher_and_blocks<const W: u32>(
         let y = g.label("yield");
         let steps = g.grid_stride.get(from as usize).copied().unwrap_or(0);
         let grid_stride = steps > 0;
-        // A trip of a loop unrolled by 4 makes 4 steps (NVRTC's loads
-        // only: 15.3 -> 9.3 ms on one worker counting 1, 6.2 counting 4).
+        // A trip of a loop unrolled by 4 makes 4 steps (a sum of 16M
+        // ints: 15.3 -> 9.3 ms on one worker counting 1, 6.2-6.7 counting
+        // 4). At most the budget (a yield every trip): the cost is an i32.
         let cost = if grid_stride {
-            (yield_budget() / GRID_STRIDE_STEPS_PER_TURN)
+            (budget / GRID_STRIDE_STEPS_PER_TURN)
                 .saturating_mul(steps)
+                .min(budget)
                 .max(1)
         } else {
             1

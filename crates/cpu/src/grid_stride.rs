@@ -23,13 +23,14 @@ enum Held {
 }
 
 /// Per block id of `p`: the grid-stride steps the block makes, 0 unless it
-/// lies on a loop (`in_loop`) and adds the grid's threads in x
-/// (`nctaid.x * ntid.x`, in either order, through copies) to a register.
-/// A loop NVRTC unrolled by 4 adds them 4 times a trip (`i1 = i + s;
-/// i2 = i1 + s; ...`), each step for its own load; its pointers step by
-/// the threads scaled to bytes, which count where no index does. Only
-/// registers with one unguarded definition count (PTX registers may be
-/// written again).
+/// lies on a loop (`in_loop`). A step is an add of the grid's threads in x
+/// (`nctaid.x * ntid.x`, in either order, through copies) to another
+/// register, in place or not: a loop NVRTC unrolled by 4 makes 4 a trip
+/// (`i1 = i + s; i2 = i1 + s; ...`), each for its own load. Where no add
+/// of the threads themselves is there, adds of the threads times a
+/// constant count instead (an unrolled loop's pointers step by them in
+/// bytes). Only registers with one unguarded definition hold the threads
+/// (PTX registers may be written again).
 pub(crate) fn grid_stride_blocks(p: &Prepared, in_loop: &[bool]) -> Vec<u32> {
     let f = &p.func;
     let n = f.regs.len();
@@ -82,12 +83,14 @@ pub(crate) fn grid_stride_blocks(p: &Prepared, in_loop: &[bool]) -> Vec<u32> {
                 // The grid's threads in bytes (`mul.wide.s32 %rd, %r, 4`):
                 // an unrolled loop steps its pointers by them.
                 InstKind::Int {
-                    op: IntOp::MulWide | IntOp::Shl,
+                    op: op @ (IntOp::MulWide | IntOp::Shl),
                     dst,
                     args,
                     ..
                 } if args.len() == 2 => {
-                    let scaled = scaled_threads(&held, args);
+                    // `shl 4, s` shifts the constant, not the threads.
+                    let scaled = scaled_threads(&held, args)
+                        && (*op != IntOp::Shl || matches!(args[1], Value::Imm(_)));
                     (*dst, if scaled { Held::Scaled } else { Held::Other })
                 }
                 _ => continue,
@@ -113,7 +116,15 @@ pub(crate) fn grid_stride_blocks(p: &Prepared, in_loop: &[bool]) -> Vec<u32> {
                             op: IntOp::Add,
                             args,
                             ..
-                        } => args.iter().any(|a| of(&held, a) == what),
+                        } => match args.as_slice() {
+                            // `threads - 1` or `i + total` with a constant
+                            // is no step.
+                            [a, b] => {
+                                let reg = |v: &Value| matches!(v, Value::Reg(_));
+                                (of(&held, a) == what && reg(b)) || (of(&held, b) == what && reg(a))
+                            }
+                            _ => false,
+                        },
                         _ => false,
                     })
                     .count() as u32
@@ -288,5 +299,14 @@ LOOP:
     add.s64 %rd1, %rd1, %rd2;
     add.s32 %r1, %r1, 1;";
         assert_eq!(steps(pointer), 1);
+        // The threads plus a constant, a constant shifted by them: no step.
+        let other = "    add.s32 %r6, %r4, -1;
+    shl.b32 %r7, 4, %r4;
+    add.s32 %r8, %r1, %r7;
+    mul.wide.s32 %rd3, %r6, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    ld.global.u32 %r9, [%rd4];
+    add.s32 %r1, %r1, 1;";
+        assert_eq!(steps(other), 0);
     }
 }
