@@ -182,9 +182,9 @@ pub(crate) fn loop_may_wait(p: &Prepared, header: usize, latch: usize) -> bool {
 mod tests {
     use super::grid_stride_blocks;
 
-    /// Kernel `k` whose loop adds `step` (PTX computing `%r4` from `%r2`
-    /// and `%r3`) to its index: which blocks are grid-stride loops.
-    fn marked(step: &str) -> Vec<bool> {
+    /// Grid-stride steps per block of kernel `k`: `setup` before a loop
+    /// whose trip is `body` (then `%r1 < %r5`, the parameter `n`).
+    fn steps(setup: &str, body: &str) -> Vec<u32> {
         let src = format!(
             r#".version 7.0
 .target sm_80
@@ -192,17 +192,14 @@ mod tests {
 .visible .entry k(.param .u64 p, .param .u32 n)
 {{
     .reg .pred %p<2>;
-    .reg .b32 %r<8>;
-    .reg .b64 %rd<4>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<8>;
     ld.param.u64 %rd1, [p];
     ld.param.u32 %r5, [n];
     mov.u32 %r1, %tid.x;
-{step}
+{setup}
 LOOP:
-    mul.wide.s32 %rd2, %r1, 4;
-    add.s64 %rd3, %rd1, %rd2;
-    ld.global.u32 %r6, [%rd3];
-    add.s32 %r1, %r1, %r4;
+{body}
     setp.lt.s32 %p1, %r1, %r5;
     @%p1 bra LOOP;
     ret;
@@ -212,9 +209,16 @@ LOOP:
         let p = crate::prepare::prepared(&src, "k");
         let in_loop = crate::emit::blocks_in_loops(&p);
         grid_stride_blocks(&p, &in_loop)
-            .into_iter()
-            .map(|steps| steps > 0)
-            .collect()
+    }
+
+    /// Kernel `k` whose loop adds `step` (PTX computing `%r4` from `%r2`
+    /// and `%r3`) to its index: which blocks are grid-stride loops.
+    fn marked(step: &str) -> Vec<bool> {
+        let body = "    mul.wide.s32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.u32 %r6, [%rd3];
+    add.s32 %r1, %r1, %r4;";
+        steps(step, body).into_iter().map(|s| s > 0).collect()
     }
 
     #[test]
@@ -248,38 +252,11 @@ LOOP:
     /// take turns every 2 trips (8 steps) rather than every 8.
     #[test]
     fn an_unrolled_loop_makes_a_step_per_copy() {
-        let steps = |body: &str| {
-            let src = format!(
-                r#".version 7.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 p, .param .u32 n)
-{{
-    .reg .pred %p<2>;
-    .reg .b32 %r<16>;
-    .reg .b64 %rd<8>;
-    ld.param.u64 %rd1, [p];
-    ld.param.u32 %r5, [n];
-    mov.u32 %r1, %tid.x;
-    mov.u32 %r2, %ntid.x;
+        let setup = "    mov.u32 %r2, %ntid.x;
     mov.u32 %r3, %nctaid.x;
     mul.lo.s32 %r4, %r3, %r2;
-    mul.wide.s32 %rd2, %r4, 4;
-LOOP:
-{body}
-    setp.lt.s32 %p1, %r1, %r5;
-    @%p1 bra LOOP;
-    ret;
-}}
-"#
-            );
-            let p = crate::prepare::prepared(&src, "k");
-            let in_loop = crate::emit::blocks_in_loops(&p);
-            grid_stride_blocks(&p, &in_loop)
-                .into_iter()
-                .max()
-                .unwrap_or(0)
-        };
+    mul.wide.s32 %rd2, %r4, 4;";
+        let most = |body: &str| steps(setup, body).into_iter().max().unwrap_or(0);
         let unrolled = "    mul.wide.s32 %rd3, %r1, 4;
     add.s64 %rd4, %rd1, %rd3;
     ld.global.u32 %r6, [%rd4];
@@ -293,12 +270,12 @@ LOOP:
     add.s64 %rd7, %rd6, %rd2;
     ld.global.u32 %r12, [%rd7];
     add.s32 %r1, %r11, %r4;";
-        assert_eq!(steps(unrolled), 4);
+        assert_eq!(most(unrolled), 4);
         // Only a pointer stepping by the threads in bytes.
         let pointer = "    ld.global.u32 %r6, [%rd1];
     add.s64 %rd1, %rd1, %rd2;
     add.s32 %r1, %r1, 1;";
-        assert_eq!(steps(pointer), 1);
+        assert_eq!(most(pointer), 1);
         // The threads plus a constant, a constant shifted by them: no step.
         let other = "    add.s32 %r6, %r4, -1;
     shl.b32 %r7, 4, %r4;
@@ -307,6 +284,6 @@ LOOP:
     add.s64 %rd4, %rd1, %rd3;
     ld.global.u32 %r9, [%rd4];
     add.s32 %r1, %r1, 1;";
-        assert_eq!(steps(other), 0);
+        assert_eq!(most(other), 0);
     }
 }
