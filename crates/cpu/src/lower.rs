@@ -1214,7 +1214,7 @@ fn load<const W: u32>(
         let v = match (&index, stride) {
             (Some(idx), _) => match shared_window::<W>(&l, bits, owned) {
                 Some(win) => gather_window(g, &hi, &win, bits, exec),
-                None if !g.avx512 => gather_spaced(g, &hi, &l, idx, bits, exec),
+                None if lane_by_lane(g) => gather_spaced(g, &hi, &l, idx, bits, exec),
                 None => gather_from(g, &hi, idx, bits, exec),
             },
             (None, Some(f)) => load_strided(g, &hi, f, bits, exec),
@@ -2071,7 +2071,7 @@ fn store<const W: u32>(
                 .filter(|w| w.writes_each_once())
             {
                 Some(win) => scatter_window(g, &hi, &win, bits, &v, exec),
-                None if !g.avx512 => scatter_spaced(g, &hi, &l, idx, bits, &v, exec),
+                None if lane_by_lane(g) => scatter_spaced(g, &hi, &l, idx, bits, &v, exec),
                 None => scatter_from(g, &hi, idx, bits, &v, exec),
             },
         }
@@ -2304,6 +2304,23 @@ fn scatter_window<const W: u32>(
         "shufflevector <{W} x i1> {exec}, <{W} x i1> zeroinitializer, <{n} x i32> {inv}"
     ));
     blend_store(g, &p, n, bits, &x, &m);
+}
+
+/// Whether full warps reach lanes at fixed distances from lane 0's
+/// address (a shared tile's column) with one scalar access per lane
+/// (`gather_spaced`, `scatter_spaced`) rather than the hardware's gather
+/// or scatter: without AVX-512 (LLVM takes those apart anyway), and with
+/// it off Intel CPUs. On Zen 4 a 16-lane `vpgatherdd` of a column 33
+/// words apart took about 20 cycles, 16 loads and inserts under half of
+/// that (C, in L1: 356-387 against 155-166 ns a 32 x 32 tile); transpose,
+/// whose column reads were half its compiled code's time, took 0.81 of
+/// the time in 6 of 6 interleaved rounds (1.29x -> 1.54x OpenMP). A
+/// 16-lane `vpscatterdd` there: 435-449 against 291 ns a tile for a stack
+/// copy and 16 stores; a transpose writing the tile's columns, 0.97 of the
+/// time (one worker, in cache). Intel's gathers are faster and were not
+/// measured against this.
+fn lane_by_lane<const W: u32>(g: &Gen<W>) -> bool {
+    !g.avx512 || !intel_host()
 }
 
 /// `gather_from` for lanes at fixed distances from lane 0's address `h0`

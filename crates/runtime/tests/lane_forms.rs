@@ -1455,7 +1455,10 @@ fn spaced_launch(name: &str, block: u32, input: &[u32], want: &[u32], path: &str
         if backend == Backend::Cpu {
             let c = k.compiled([block, 1, 1]);
             let ir = &c.as_ref().as_ref().unwrap().llvm_ir;
-            assert!(ir.contains(path) || ir.contains("+avx512f"), "{path}");
+            // Intel's AVX-512 gathers and scatters stay (see
+            // `lower::lane_by_lane`).
+            let hardware = ir.contains("+avx512f") && intel_host();
+            assert!(ir.contains(path) || hardware, "{path}");
         }
     }
 }
