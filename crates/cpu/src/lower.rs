@@ -2324,12 +2324,13 @@ fn lane_by_lane<const W: u32>(g: &Gen<W>) -> bool {
 }
 
 /// `gather_from` for lanes at fixed distances from lane 0's address `h0`
-/// (form `l`) without AVX-512: with every lane on, one scalar load per
-/// lane at its constant offset, which LLVM folds into the inserts that
-/// build the vector. The gather, which LLVM 14 takes apart on these CPUs,
-/// first builds the 32 addresses as vectors and extracts each (a shared
-/// tile's column, 33 words apart: 160 of transpose's 1116 instructions a
-/// warp).
+/// (form `l`) where `lane_by_lane` says so: with every lane on, one scalar
+/// load per lane at its constant offset, which LLVM folds into the inserts
+/// that build the vector; otherwise `gather_from`. Without AVX-512 the
+/// gather, which LLVM 14 takes apart on these CPUs, first builds the 32
+/// addresses as vectors and extracts each (a shared tile's column, 33
+/// words apart: 160 of transpose's 1116 instructions a warp); with it, a
+/// `vpgatherdd` is slower on Zen 4 (see `lane_by_lane`).
 fn gather_spaced<const W: u32>(
     g: &mut Gen<W>,
     h0: &str,
@@ -2366,10 +2367,12 @@ fn spaced_lane_ptr<const W: u32>(g: &mut Gen<W>, h0: &str, l: &Lanes, i: u32, bi
 }
 
 /// `scatter_from` for lanes at fixed distances from lane 0's address
-/// `h0` (form `l`) without AVX-512: with every lane on, each lane's value
-/// read back from a stack copy and stored at its constant offset, in lane
-/// order (lanes that meet keep the last one's value, as the scatter does).
-/// The scatter stores and reads back 32 addresses besides, in a loop.
+/// `h0` (form `l`) where `lane_by_lane` says so: with every lane on, each
+/// lane's value read back from a stack copy and stored at its constant
+/// offset, in lane order (lanes that meet keep the last one's value, as the
+/// scatter does); otherwise `scatter_from`. Without AVX-512 that scatter
+/// stores and reads back 32 addresses besides, in a loop; with it, a
+/// `vpscatterdd` is slower on Zen 4 (see `lane_by_lane`).
 fn scatter_spaced<const W: u32>(
     g: &mut Gen<W>,
     h0: &str,
