@@ -643,6 +643,12 @@ impl<'a, const W: u32> Gen<'a, W> {
                 .unwrap_or(true)
     }
 
+    /// The grid-stride steps block `id` makes (0 outside grid-stride
+    /// loops, see `grid_stride`).
+    pub(crate) fn grid_stride_steps(&self, id: usize) -> u32 {
+        self.grid_stride.get(id).copied().unwrap_or(0)
+    }
+
     /// The state slot where the load being lowered keeps its last
     /// address: the first global load of a block that prefetches (in a
     /// loop, or outside loops, by CTA: see `lower::stride_prefetch_for`)
@@ -651,7 +657,7 @@ impl<'a, const W: u32> Gen<'a, W> {
     pub(crate) fn stride_slot(&mut self) -> Option<usize> {
         let id = self.cur_id as usize;
         let in_loop = self.in_loop.get(id).copied().unwrap_or(false);
-        let grid_stride = self.grid_stride.get(id).is_some_and(|s| *s > 0);
+        let grid_stride = self.grid_stride_steps(id) > 0;
         if self.stride_at == 0
             || !crate::lower::stride_prefetch_for(in_loop, grid_stride, self.one_stream)
         {
@@ -3014,7 +3020,7 @@ fn dispatcher_and_blocks<const W: u32>(
         // goes to its latest lanes (which a spinning lane may wait for),
         // except where lanes must meet first (see `lanes`).
         let y = g.label("yield");
-        let steps = g.grid_stride.get(from as usize).copied().unwrap_or(0);
+        let steps = g.grid_stride_steps(from as usize);
         let grid_stride = steps > 0;
         // A trip of a loop unrolled by 4 makes 4 steps (a sum of 16M
         // ints: 15.3 -> 9.3 ms on one worker counting 1, 6.2-6.7 counting

@@ -1775,7 +1775,7 @@ const GRID_STRIDE_CTAS_AHEAD: i64 = 1;
 fn prefetch_ctas_ahead<const W: u32>(g: &mut Gen<W>, h0: &str, lane_step: i64) -> bool {
     let id = g.cur_id as usize;
     let one_dimensional = g.shape[1] == 1 && g.shape[2] == 1;
-    if !g.grid_stride.get(id).is_some_and(|s| *s > 0)
+    if g.grid_stride_steps(id) == 0
         || !one_dimensional
         || intel_host()
         || matches!(prefetch_knob(), Some("off" | "stride"))
