@@ -2165,6 +2165,15 @@ pub fn emit<const W: u32>(
             &format!("declare void @llvm.masked.store.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>, <{n} x i{bits}>*, i32, <{n} x i1>)"),
         );
     }
+    // Masked stores of shared windows (`lower::scatter_window`).
+    for bits in [32, 64] {
+        for n in (8..=crate::SHARED_SLACK as u32 * 8 / bits).step_by(8) {
+            declare(
+                &mut ir,
+                &format!("declare void @llvm.masked.store.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>, <{n} x i{bits}>*, i32, <{n} x i1>)"),
+            );
+        }
+    }
     let prelude_end = ir.len();
     ir.push_str(&warp_fns);
     let general_end = prelude_end + general_bytes;
