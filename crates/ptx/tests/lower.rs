@@ -97,6 +97,41 @@ fn unknown_names_and_labels() {
 }
 
 #[test]
+fn registers_of_another_size_or_class_are_rejected_as_ptxas_does() {
+    let regs = "  .reg .b16 %rs<2>;\n  .reg .b32 %r<3>;\n  .reg .b64 %rd<3>;\n  .reg .f32 %f<2>;\n  .reg .pred %p<2>;\n";
+    let at = |line: &str| error(&module(&format!("{regs}  {line}")));
+    // (column of the operand, its name) for each mismatch on line 11.
+    for (line, col, name) in [
+        ("div.s16 %r2, %r1, %r1;", 11, "%r2"),
+        ("add.s32 %rd1, %r1, %r2;", 11, "%rd1"),
+        ("add.u64 %rd1, %rd2, %r1;", 23, "%r1"),
+        ("sub.s32 %r1, %r2, %rs1;", 21, "%rs1"),
+        ("mul.lo.s32 %r1, %rd1, %r2;", 19, "%rd1"),
+        ("selp.b32 %r1, %rd1, %r2, %p1;", 17, "%rd1"),
+        ("setp.lt.s32 %p1, %rd1, 0;", 20, "%rd1"),
+        ("add.f32 %f1, %f1, %rd1;", 21, "%rd1"),
+        ("add.s32 %r1, %r2, %f1;", 21, "%f1"),
+        ("mul.wide.s32 %r1, %r2, %r2;", 16, "%r1"),
+    ] {
+        let (l, c, msg) = at(line);
+        assert_eq!((l, c), (11, col), "{line}: {msg}");
+        assert!(
+            msg.starts_with(&format!("`{name}` is a .")),
+            "{line}: {msg}"
+        );
+    }
+    // What ptxas accepts (each checked with ptxas 12): `.b` registers of
+    // the right size anywhere, the wide forms' double-width destinations
+    // and addends, and ld/st/cvt data registers wider than the type. A
+    // special register as an operand of `add` ptxas rejects; we let it
+    // pass, as before.
+    let fine = module(&format!(
+        "{regs}  add.f32 %f1, %f1, %r1;\n  mul.wide.u32 %rd1, %r1, %r2;\n  mad.wide.s32 %rd1, %r1, %r2, %rd2;\n  add.u32 %r1, %r1, %tid.x;\n  ld.param.u64 %rd1, [p];\n  ld.global.u8 %r1, [%rd1];\n  cvt.u16.u32 %rs1, %r1;\n  selp.f32 %f1, %f1, %r1, %p1;"
+    ));
+    load(&fine).expect("loads");
+}
+
+#[test]
 fn calls_to_undefined_functions_say_so() {
     let src = ".version 8.0\n.target sm_80\n.address_size 64\n.extern .func (.param .b32 r) vprintf2(.param .b64 a);\n\
                .visible .entry k()\n{\n  .param .b64 a;\n  .param .b32 r;\n  call.uni (r), vprintf2, (a);\n  ret;\n}\n";

@@ -60,9 +60,9 @@ impl FnLower<'_, '_> {
                     let op = if sub { FloatOp::Sub } else { FloatOp::Add };
                     return self.float(op, ty, &m, cx);
                 }
-                let dst = self.dst(&cx.ops[0], ty)?;
-                let a = self.src(&cx.ops[1], ty)?;
-                let b = self.src(&cx.ops[2], ty)?;
+                let dst = self.typed_dst(&cx.ops[0], ty)?;
+                let a = self.typed_src(&cx.ops[1], ty)?;
+                let b = self.typed_src(&cx.ops[2], ty)?;
                 let carry_in = opcode.ends_with('c').then(|| self.carry_reg());
                 if m.cc || carry_in.is_some() {
                     let carry_out = m.cc.then(|| self.carry_reg());
@@ -584,9 +584,9 @@ impl FnLower<'_, '_> {
                 nowords!();
                 let ty = ty!();
                 cx.count(self, 4)?;
-                let dst = self.dst(&cx.ops[0], ty)?;
-                let a = self.src(&cx.ops[1], ty)?;
-                let b = self.src(&cx.ops[2], ty)?;
+                let dst = self.typed_dst(&cx.ops[0], ty)?;
+                let a = self.typed_src(&cx.ops[1], ty)?;
+                let b = self.typed_src(&cx.ops[2], ty)?;
                 let c = self.src(&cx.ops[3], Ty::Pred)?;
                 self.emit(InstKind::Selp { ty, dst, a, b, c }, g, sp);
             }

@@ -850,14 +850,28 @@ impl<'m, 'a> FnLower<'m, 'a> {
     }
 
     /// Reject a register whose declared type cannot be an operand of type
-    /// `ty`, as ptxas does: a float register in an integer operation, an
-    /// integer (`.u`/`.s`) register in a float operation, or a predicate
-    /// mixed with a value. Bit-size (`.b`) registers go anywhere.
-    pub(crate) fn check_type(&self, op: &Operand, r: Reg, ty: Ty) -> Result<(), Diagnostic> {
+    /// `ty`, as ptxas does ("Arguments mismatch"): one of another size (a
+    /// `.b64` register in `add.s32`), a float register in an integer
+    /// operation, an integer (`.u`/`.s`) register in a float operation, or
+    /// a predicate mixed with a value. Bit-size (`.b`) registers of the
+    /// right size go anywhere. Special registers (`%tid.x`, read through a
+    /// temporary) are left alone.
+    pub(crate) fn check_type(&mut self, op: &Operand, r: Reg, ty: Ty) -> Result<(), Diagnostic> {
+        let declared = match op {
+            Operand::Reg(n, _) | Operand::Symbol(n, _) => {
+                matches!(self.lookup(n), Some(Binding::Reg(_)))
+            }
+            _ => false,
+        };
+        if !declared {
+            return Ok(());
+        }
         let rt = self.f.regs[r].ty;
         let bits = |t: Ty| matches!(t, Ty::B8 | Ty::B16 | Ty::B32 | Ty::B64);
         let clash = if rt == Ty::Pred || ty == Ty::Pred {
             rt != ty
+        } else if rt.bits() != ty.bits() {
+            true
         } else if bits(rt) || bits(ty) {
             false
         } else {
