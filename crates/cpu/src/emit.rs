@@ -3563,10 +3563,18 @@ const UNROLL_TOTAL_INSTS: usize = 1280;
 /// `@wf_fresh` (see `emit`).
 const FRESH_BELOW_BYTES: usize = 100_000;
 
-/// ...and barrier-free ones of whole warps smaller than this. Not much
-/// more: the FMA peak kernel (297 KB) gains nothing and its JIT would
-/// double, and a 3-D stencil's (930 KB) tripled for a gain within noise.
-const FRESH_LOOP_BELOW_BYTES: usize = 250_000;
+/// ...and barrier-free ones of whole warps smaller than this. The batched
+/// LU kernels' unrolled factorisations (970-990 KB) need it: in their
+/// general functions the lane conditions (`i > k`, `i == k` of a lane's
+/// row) meet a run-time mask, so every select stays a blend whose mask
+/// register spills, where with all lanes known live they are constants.
+/// Zen 4, `scripts/ab.py`: batched LU 0.86 and its 16-thread-block form
+/// 0.75 of the time (4 of 4 rounds each; 1.93x -> 2.03x and 2.15x ->
+/// 3.10x OpenMP), their JIT 227 -> 251 and 222 -> 228 ms; the FMA peak
+/// kernel (284 KB) the same speed and JIT (46-56 ms). On an older build a
+/// 3-D stencil's (930 KB, barrier-free then) JIT tripled for a gain
+/// within noise; much larger kernels stay without it.
+const FRESH_LOOP_BELOW_BYTES: usize = 1_250_000;
 
 /// The round loop's next warp after barrier site `site`: the lowest of
 /// the bit set `warps`, as `%lw{k}{site}` (its state `%ls{k}{site}`),
