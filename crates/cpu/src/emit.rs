@@ -3570,8 +3570,10 @@ const FRESH_BELOW_BYTES: usize = 100_000;
 /// register spills, where with all lanes known live they are constants.
 /// Zen 4, `scripts/ab.py`: batched LU 0.86 and its 16-thread-block form
 /// 0.75 of the time (4 of 4 rounds each; 1.93x -> 2.03x and 2.15x ->
-/// 3.10x OpenMP), their JIT 227 -> 251 and 222 -> 228 ms; the FMA peak
-/// kernel (284 KB) the same speed and JIT (46-56 ms). On an older build a
+/// 3.10x OpenMP), their JIT 227 -> 251 and 222 -> 228 ms (the function
+/// compiles as a module of its own, on the second core; on one core 215
+/// -> 355 and 193 -> 320 ms); the FMA peak kernel (284 KB) the same speed
+/// and JIT (46-56 ms). On an older build a
 /// 3-D stencil's (930 KB, barrier-free then) JIT tripled for a gain
 /// within noise; much larger kernels stay without it.
 const FRESH_LOOP_BELOW_BYTES: usize = 1_250_000;

@@ -2192,8 +2192,9 @@ fn branchless_scatter<const W: u32>(g: &mut Gen<W>, ps: &str, bits: u32, v: &str
 /// `i` at `idx[i]`. The window is at most `SHARED_SLACK` bytes, so with one
 /// running lane's element in bounds all of it lies in memory the worker
 /// owns (see `crate::SHARED_SLACK`): a gather is a load and a shuffle, a
-/// scatter a shuffle, a blend and a store, with no per-lane work (the
-/// steps of a bitonic sort, a tile read down its columns).
+/// scatter a shuffle and a masked store (without AVX-512 a blend and a
+/// plain store), with no per-lane work (the steps of a bitonic sort, a
+/// tile read down its columns).
 struct Window {
     lo: i64,
     n: u32,
@@ -2201,7 +2202,7 @@ struct Window {
 }
 
 impl Window {
-    /// Whether no two lanes share an element (a scatter's blend keeps one
+    /// Whether no two lanes share an element (a scatter's window holds one
     /// value per element; colliding lanes keep the scatter's lane order).
     fn writes_each_once(&self) -> bool {
         let mut seen = vec![false; self.n as usize];
@@ -2247,8 +2248,9 @@ fn shared_window<const W: u32>(l: &Lanes, bits: u32, owned: bool) -> Option<Wind
 /// Where `win`'s window starts, as a pointer: at lane 0's address `h0`
 /// plus the window's offset when some lane of `exec` runs, else at the
 /// start of shared memory, whose slack holds any window (no lane's address
-/// need mean anything then, and a write-back of what was read is harmless
-/// in memory the worker owns). No branch: the sort's masks are data.
+/// need mean anything then: a masked store with no lane on writes nothing,
+/// and without AVX-512 a write-back of what was read is harmless in memory
+/// the worker owns). No branch: the sort's masks are data.
 fn window_ptr<const W: u32>(
     g: &mut Gen<W>,
     h0: &str,

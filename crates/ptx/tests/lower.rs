@@ -120,13 +120,17 @@ fn registers_of_another_size_or_class_are_rejected_as_ptxas_does() {
             "{line}: {msg}"
         );
     }
+    // A special register keeps its class check (it is a 32-bit integer).
+    let (_, _, msg) = at("add.f32 %f1, %f1, %tid.x;");
+    assert!(msg.contains("needs .f32"), "{msg}");
     // What ptxas accepts (each checked with ptxas 12): `.b` registers of
-    // the right size anywhere, the wide forms' double-width destinations
-    // and addends, and ld/st/cvt data registers wider than the type. A
-    // special register as an operand of `add` ptxas rejects; we let it
+    // the right size anywhere (half precision on .b16 and .b32), the wide
+    // forms' double-width destinations and addends, a 32-bit shift amount,
+    // and ld/st/cvt data registers wider than the type. A special
+    // register as an operand of an integer `add` ptxas rejects; we let it
     // pass, as before.
     let fine = module(&format!(
-        "{regs}  add.f32 %f1, %f1, %r1;\n  mul.wide.u32 %rd1, %r1, %r2;\n  mad.wide.s32 %rd1, %r1, %r2, %rd2;\n  add.u32 %r1, %r1, %tid.x;\n  ld.param.u64 %rd1, [p];\n  ld.global.u8 %r1, [%rd1];\n  cvt.u16.u32 %rs1, %r1;\n  selp.f32 %f1, %f1, %r1, %p1;"
+        "{regs}  add.f32 %f1, %f1, %r1;\n  mul.wide.u32 %rd1, %r1, %r2;\n  mad.wide.s32 %rd1, %r1, %r2, %rd2;\n  add.u32 %r1, %r1, %tid.x;\n  ld.param.u64 %rd1, [p];\n  ld.global.u8 %r1, [%rd1];\n  cvt.u16.u32 %rs1, %r1;\n  selp.f32 %f1, %f1, %r1, %p1;\n  add.f16 %rs1, %rs1, %rs1;\n  fma.rn.f16x2 %r1, %r1, %r2, %r1;\n  setp.lt.f16 %p1, %rs1, %rs1;\n  abs.bf16 %rs1, %rs1;\n  min.f16x2 %r1, %r1, %r2;\n  shl.b64 %rd1, %rd1, %r1;"
     ));
     load(&fine).expect("loads");
 }

@@ -854,8 +854,8 @@ impl<'m, 'a> FnLower<'m, 'a> {
     /// `.b64` register in `add.s32`), a float register in an integer
     /// operation, an integer (`.u`/`.s`) register in a float operation, or
     /// a predicate mixed with a value. Bit-size (`.b`) registers of the
-    /// right size go anywhere. Special registers (`%tid.x`, read through a
-    /// temporary) are left alone.
+    /// right size go anywhere. The size of a special register (`%tid.x`,
+    /// read through a 32-bit temporary) is not checked, only its class.
     pub(crate) fn check_type(&mut self, op: &Operand, r: Reg, ty: Ty) -> Result<(), Diagnostic> {
         let declared = match op {
             Operand::Reg(n, _) | Operand::Symbol(n, _) => {
@@ -863,14 +863,11 @@ impl<'m, 'a> FnLower<'m, 'a> {
             }
             _ => false,
         };
-        if !declared {
-            return Ok(());
-        }
         let rt = self.f.regs[r].ty;
         let bits = |t: Ty| matches!(t, Ty::B8 | Ty::B16 | Ty::B32 | Ty::B64);
         let clash = if rt == Ty::Pred || ty == Ty::Pred {
             rt != ty
-        } else if rt.bits() != ty.bits() {
+        } else if declared && rt.bits() != ty.bits() {
             true
         } else if bits(rt) || bits(ty) {
             false
