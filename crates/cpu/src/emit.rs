@@ -2160,18 +2160,12 @@ pub fn emit<const W: u32>(
     );
     for (bits, f) in groups {
         let n = W * f;
-        declare(
-            &mut ir,
-            &format!("declare void @llvm.masked.store.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>, <{n} x i{bits}>*, i32, <{n} x i1>)"),
-        );
+        declare(&mut ir, &crate::lower::masked_store_decl(n, bits));
     }
     // Masked stores of shared windows (`lower::scatter_window`).
     for bits in [32, 64] {
         for n in (8..=crate::SHARED_SLACK as u32 * 8 / bits).step_by(8) {
-            declare(
-                &mut ir,
-                &format!("declare void @llvm.masked.store.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>, <{n} x i{bits}>*, i32, <{n} x i1>)"),
-            );
+            declare(&mut ir, &crate::lower::masked_store_decl(n, bits));
         }
     }
     let prelude_end = ir.len();
@@ -3573,9 +3567,9 @@ const FRESH_BELOW_BYTES: usize = 100_000;
 /// 3.10x OpenMP), their JIT 227 -> 251 and 222 -> 228 ms (the function
 /// compiles as a module of its own, on the second core; on one core 215
 /// -> 355 and 193 -> 320 ms); the FMA peak kernel (284 KB) the same speed
-/// and JIT (46-56 ms). On an older build a
-/// 3-D stencil's (930 KB, barrier-free then) JIT tripled for a gain
-/// within noise; much larger kernels stay without it.
+/// and JIT (46-56 ms). On an older build a 3-D stencil's (930 KB,
+/// barrier-free then) JIT tripled for a gain within noise; much larger
+/// kernels stay without it.
 const FRESH_LOOP_BELOW_BYTES: usize = 1_250_000;
 
 /// The round loop's next warp after barrier site `site`: the lowest of

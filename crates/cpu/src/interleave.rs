@@ -98,9 +98,7 @@ pub(crate) fn store_interleaved<const W: u32>(
             String::new()
         },
         |g, m| {
-            g.line(&format!(
-                "call void @llvm.masked.store.v{total}i{bits}.p0v{total}i{bits}({t} {v}, {t}* {p}, i32 {size}, <{total} x i1> {m})"
-            ));
+            crate::lower::masked_store(g, total, bits, &v, &p, &m);
             String::new()
         },
     );

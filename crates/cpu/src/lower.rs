@@ -450,7 +450,7 @@ fn store_rows<const W: u32>(
     owned: bool,
 ) {
     // A row at least as wide as the warp holds all of it (one row).
-    let (w, size) = (l.width.min(W), bits / 8);
+    let w = l.width.min(W);
     let delta = i64::from(l.width) * l.stride + l.extra;
     for row in 0..W / w {
         let base = g.def(&format!("add i64 {h0}, {}", i64::from(row) * delta));
@@ -468,9 +468,7 @@ fn store_rows<const W: u32>(
             let any = g.def(&format!("icmp ne i{w} {mb}, 0"));
             blend_store_if(g, &any, &p, w, bits, &x, &m);
         } else {
-            g.line(&format!(
-                "call void @llvm.masked.store.v{w}i{bits}.p0v{w}i{bits}(<{w} x i{bits}> {x}, <{w} x i{bits}>* {p}, i32 {size}, <{w} x i1> {m})"
-            ));
+            masked_store(g, w, bits, &x, &p, &m);
         }
     }
 }
@@ -965,7 +963,7 @@ fn store_contig<const W: u32>(
             g.line(&format!("br label %{lj}"));
             g.emit_label(&lmask);
         }
-        g.line(&format!("call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({} {v}, {}* {bp}, i32 {size}, <{W} x i1> {exec})", vt::<W>(bits), vt::<W>(bits)));
+        masked_store(g, W, bits, v, &bp, exec);
         if few {
             g.unbudgeted_bytes += g.out.len() - start;
         }
@@ -1009,7 +1007,7 @@ fn cold_load<const W: u32>(
 /// memory without AVX-512: a blend (see `blend_store`), into the scratch
 /// row when no lane runs; else a masked store.
 fn cold_store<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, v: &str, exec: &str, owned: bool) {
-    let (t, size) = (vt::<W>(bits), bits / 8);
+    let t = vt::<W>(bits);
     if owned && !g.avx512 {
         let eb = g.bits_of_mask(exec);
         let p = or_sink(g, h0, &eb, bits);
@@ -1017,9 +1015,7 @@ fn cold_store<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, v: &str, exec: 
         return;
     }
     let p = g.def(&format!("inttoptr i64 {h0} to {t}*"));
-    g.line(&format!(
-        "call void @llvm.masked.store.v{W}i{bits}.p0v{W}i{bits}({t} {v}, {t}* {p}, i32 {size}, <{W} x i1> {exec})"
-    ));
+    masked_store(g, W, bits, v, &p, exec);
 }
 
 /// `x` (`<n x i{bits}>`) to the elements at `p` where mask `m` is set, as
@@ -1053,6 +1049,27 @@ fn blend_store_if<const W: u32>(
     blend_store(g, p, n, bits, x, m);
     g.line(&format!("br label %{join}"));
     g.emit_label(&join);
+}
+
+/// `x` (`<n x i{bits}>`) to the elements at `p` where mask `m` is set,
+/// with `llvm.masked.store` (declared by `masked_store_decl`).
+pub(crate) fn masked_store<const W: u32>(
+    g: &mut Gen<W>,
+    n: u32,
+    bits: u32,
+    x: &str,
+    p: &str,
+    m: &str,
+) {
+    g.line(&format!(
+        "call void @llvm.masked.store.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}> {x}, <{n} x i{bits}>* {p}, i32 {}, <{n} x i1> {m})",
+        bits / 8
+    ));
+}
+
+/// The declaration `masked_store` of `n` elements of `bits` needs.
+pub(crate) fn masked_store_decl(n: u32, bits: u32) -> String {
+    format!("declare void @llvm.masked.store.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}>, <{n} x i{bits}>*, i32, <{n} x i1>)")
 }
 
 /// Whether `dst` takes `src`'s value as is and both hold NaNs made
@@ -2315,11 +2332,7 @@ fn scatter_window<const W: u32>(
     // bytes off (the sort's `s[pos]` and `s[pos + stride]`), and waits for
     // that store to reach the cache (see `shared_window`).
     if g.avx512 {
-        g.line(&format!(
-            "call void @llvm.masked.store.v{n}i{bits}.p0v{n}i{bits}(<{n} x i{bits}> {x}, <{n} x i{bits}>* {p}, i32 {}, <{n} x i1> {m})",
-            bits / 8
-        ));
-        return;
+        return masked_store(g, n, bits, &x, &p, &m);
     }
     blend_store(g, &p, n, bits, &x, &m);
 }

@@ -856,14 +856,12 @@ impl<'m, 'a> FnLower<'m, 'a> {
     /// a predicate mixed with a value. Bit-size (`.b`) registers of the
     /// right size go anywhere. The size of a special register (`%tid.x`,
     /// read through a 32-bit temporary) is not checked, only its class.
-    pub(crate) fn check_type(&mut self, op: &Operand, r: Reg, ty: Ty) -> Result<(), Diagnostic> {
-        let declared = match op {
-            Operand::Reg(n, _) | Operand::Symbol(n, _) => {
-                matches!(self.lookup(n), Some(Binding::Reg(_)))
-            }
-            _ => false,
-        };
-        let rt = self.f.regs[r].ty;
+    pub(crate) fn check_type(&self, op: &Operand, r: Reg, ty: Ty) -> Result<(), Diagnostic> {
+        let info = &self.f.regs[r];
+        // A declared register carries its own name; a special register or
+        // a symbol's address comes in a temporary of another.
+        let declared = matches!(op, Operand::Reg(n, _) | Operand::Symbol(n, _) if *n == info.name);
+        let rt = info.ty;
         let bits = |t: Ty| matches!(t, Ty::B8 | Ty::B16 | Ty::B32 | Ty::B64);
         let clash = if rt == Ty::Pred || ty == Ty::Pred {
             rt != ty
