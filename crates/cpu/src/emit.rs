@@ -162,6 +162,12 @@ pub struct Emitted {
     pub deferral: Option<crate::deferred_red::Deferral>,
 }
 
+/// Register writes made without a blend because the register is live
+/// into their block alone (see `uniform::live_in_one_block`), over every
+/// compilation in this process: for tests that a kernel takes this path.
+pub(crate) static UNBLENDED: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
 pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) m: &'a Module,
     pub(crate) p: &'a Prepared,
@@ -193,6 +199,12 @@ pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) remat: Vec<bool>,
     /// Registers live into some block (others are written without blends).
     pub(crate) live: Vec<bool>,
+    /// Registers live into one block alone, written there without blends
+    /// (see `uniform::live_in_one_block`).
+    live_in_one: Vec<Option<BlockId>>,
+    /// The block whose instructions are being emitted (none in code that
+    /// runs elsewhere: resumes, recomputed values).
+    cur_block: Option<BlockId>,
     /// Whether the instruction being emitted is guarded.
     pub(crate) guarded: bool,
     /// Registers declared `.f32`/`.f64`: they may hold non-canonical NaNs.
@@ -1182,7 +1194,12 @@ impl<'a, const W: u32> Gen<'a, W> {
             }
             return;
         }
-        if !self.guarded && (!self.live[r.0 as usize] || self.cur_convergent) {
+        let here = self.cur_block.is_some() && self.live_in_one[r.0 as usize] == self.cur_block;
+        let dead = !self.live[r.0 as usize] || self.cur_convergent;
+        if !self.guarded && here && !dead {
+            UNBLENDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        if !self.guarded && (dead || here) {
             // Dead in the lanes not running: no need to keep their values.
             self.store_vreg(r.0 as usize, rb, &v);
             return;
@@ -1900,6 +1917,8 @@ pub fn emit<const W: u32>(
         earliest: forms.earliest_after_yield,
         cur_earliest: false,
         shape,
+        live_in_one: crate::uniform::live_in_one_block(p, &liveness),
+        cur_block: None,
         live: liveness.anywhere,
         remat: Vec::new(),
         guarded: false,
@@ -3000,7 +3019,9 @@ fn dispatcher_and_blocks<const W: u32>(
                 continue;
             }
             g.cur_inst = k;
+            g.cur_block = Some(*bid);
             emit_inst(g, inst, k == 0, &mut waited, succ)?;
+            g.cur_block = None;
             if waited {
                 break;
             }

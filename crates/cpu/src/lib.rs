@@ -212,6 +212,14 @@ pub fn if_converted_branches() -> usize {
     if_convert::CONVERTED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Register writes compiled without a blend with the lanes not running
+/// them, because the register is live into the writing block alone (see
+/// `uniform::live_in_one_block`); a count over every compilation in this
+/// process, for tests.
+pub fn unblended_writes() -> usize {
+    emit::UNBLENDED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// What compiled code is generated for on this machine: LLVM's name of
 /// the CPU, the widest vector instructions it uses and the cache the
 /// launches count on (see `last_level_cache`), e.g. `znver3, AVX2, 24 MiB

@@ -235,6 +235,78 @@ pub fn liveness(p: &Prepared) -> Liveness {
     }
 }
 
+/// Per register: the one block it is live on entry to, when there is
+/// exactly one and no lane can be held inside a block that mentions it.
+///
+/// A group of lanes runs a block while the warp's other lanes wait at the
+/// start of other blocks (or have exited). Where such a register is
+/// written in its block, a waiting lane's value is dead: from any other
+/// block start every path writes the register before it reads it (else
+/// it would be live there too). So the write needs no blend with the old
+/// value, as for a register live nowhere. A lane can also wait inside a
+/// block, at a barrier or a warp collective, with a register it wrote
+/// earlier in that block still to be read: hence every block that reads
+/// or writes the register holds only instructions no lane waits at.
+/// Mandelbrot's escape loop is one block that carries x, y and their
+/// squares round itself: they are live into it alone.
+pub fn live_in_one_block(p: &Prepared, liveness: &Liveness) -> Vec<Option<BlockId>> {
+    let f = &p.func;
+    let n = f.regs.len();
+    let mut only: Vec<Option<BlockId>> = vec![None; n];
+    let mut count = vec![0u32; n];
+    for (bid, live) in f.blocks.keys().zip(&liveness.live_in) {
+        for r in (0..n).filter(|&r| live[r]) {
+            count[r] += 1;
+            only[r] = Some(bid);
+        }
+    }
+    let mut held = vec![false; n];
+    for b in f.blocks.values() {
+        if b.insts.iter().all(|i| no_lane_waits(&i.kind)) {
+            continue;
+        }
+        for i in &b.insts {
+            for r in uses(i).into_iter().chain(defs(&i.kind)) {
+                held[r.0 as usize] = true;
+            }
+        }
+        if let Some(Terminator::Branch { pred, .. }) = &b.term {
+            held[pred.0 as usize] = true;
+        }
+    }
+    (0..n)
+        .map(|r| only[r].filter(|_| count[r] == 1 && !held[r]))
+        .collect()
+}
+
+/// Whether no lane can be held at `k` while other lanes of its warp run
+/// on: not a barrier, warp collective, call or host call.
+fn no_lane_waits(k: &InstKind) -> bool {
+    matches!(
+        k,
+        InstKind::Mov { .. }
+            | InstKind::AddrOf { .. }
+            | InstKind::Int { .. }
+            | InstKind::Carry { .. }
+            | InstKind::Float { .. }
+            | InstKind::Setp { .. }
+            | InstKind::Set { .. }
+            | InstKind::Selp { .. }
+            | InstKind::Slct { .. }
+            | InstKind::PredOp { .. }
+            | InstKind::Testp { .. }
+            | InstKind::Cvt { .. }
+            | InstKind::IsSpace { .. }
+            | InstKind::Cvta { .. }
+            | InstKind::Pack { .. }
+            | InstKind::Unpack { .. }
+            | InstKind::Ld { .. }
+            | InstKind::St { .. }
+            | InstKind::ReadSpecial { .. }
+            | InstKind::Nop
+    )
+}
+
 /// Per block (by index): the registers live on entry.
 fn live_in_sets(p: &Prepared) -> Vec<Vec<bool>> {
     let f = &p.func;
