@@ -220,6 +220,13 @@ pub fn unblended_writes() -> usize {
     emit::UNBLENDED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Loops of one block compiled with a way straight back for a group of
+/// lanes that all go round again (see `lower::round_again`); a count over
+/// every compilation in this process, for tests.
+pub fn straight_rounds() -> usize {
+    lower::ROUNDS_AGAIN.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// What compiled code is generated for on this machine: LLVM's name of
 /// the CPU, the widest vector instructions it uses and the cache the
 /// launches count on (see `last_level_cache`), e.g. `znver3, AVX2, 24 MiB

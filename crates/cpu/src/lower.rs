@@ -4097,6 +4097,43 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
     }
 }
 
+/// A block that branches back to itself, run by some of the live lanes
+/// (the others have left it or wait later on), when every lane of the
+/// group goes round again: straight back with the same group. The
+/// dispatcher would pick the same lanes: it takes the earliest block, and
+/// the lanes at this one are the group, since none waits inside it (it
+/// has no barrier, collective or call). Mandelbrot's escape loop went
+/// through `%next` and the pick on every trip once its first lane left.
+/// Not after a latest-first pick, nor in `@wf_fresh` (which yields to the
+/// general function where lanes part).
+fn round_again<const W: u32>(g: &mut Gen<W>, (ti, ei): (u32, u32), (allt, nonet): (&str, &str)) {
+    let here = g.cur_id;
+    let block = &g.p.func.blocks[g.p.order[here as usize]];
+    let plain = block
+        .insts
+        .iter()
+        .all(|i| crate::uniform::no_lane_waits(&i.kind));
+    if g.structured_only || !plain || (ti == here) == (ei == here) {
+        return;
+    }
+    let all = if ti == here { allt } else { nonet };
+    let latest = g.load_scalar("latest", "i1");
+    let earliest = g.def(&format!("xor i1 {latest}, true"));
+    let again = g.def(&format!("and i1 {all}, {earliest}"));
+    let (go, parted) = (g.label("round_again"), g.label("br_parted"));
+    g.line(&format!("br i1 {again}, label %{go}, label %{parted}"));
+    g.emit_label(&go);
+    let tl = g.target(here);
+    g.line(&format!("br label %{tl}"));
+    g.emit_label(&parted);
+    ROUNDS_AGAIN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Branches given `round_again`'s way back, over every compilation in
+/// this process: for tests that a kernel takes this path.
+pub(crate) static ROUNDS_AGAIN: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
 /// Where a branch condition's `Cond::all` or `Cond::none` holds, every
 /// lane goes one way: tested first, so a loop's `i < n` is a compare and
 /// a branch, and the lane bits are made only past them, in the block whose
@@ -4158,6 +4195,7 @@ fn branch_tail<const W: u32>(
     g.emit_label(&el);
     g.go_together(ei, &mb);
     g.emit_label(&slow);
+    round_again(g, (ti, ei), (&allt, &nonet));
     // From the bits when the vector was not made: then nothing on the
     // way here needs the condition as a vector (the index's lanes).
     let pv = if pv.is_empty() {

@@ -281,7 +281,7 @@ pub fn live_in_one_block(p: &Prepared, liveness: &Liveness) -> Vec<Option<BlockI
 
 /// Whether no lane can be held at `k` while other lanes of its warp run
 /// on: not a barrier, warp collective, call or host call.
-fn no_lane_waits(k: &InstKind) -> bool {
+pub(crate) fn no_lane_waits(k: &InstKind) -> bool {
     matches!(
         k,
         InstKind::Mov { .. }

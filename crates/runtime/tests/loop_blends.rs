@@ -4,7 +4,9 @@
 //! that have left (`uniform::live_in_one_block`); a register also read
 //! after the loop (the trip count, and x in `carried`) keeps the values
 //! of the lanes that left. Both backends, warps of 32, 16 and 8 lanes,
-//! against values computed on the host.
+//! against values computed on the host. Once some lanes have left, a
+//! trip that every remaining lane goes round again goes straight back to
+//! the loop's start (`lower::round_again`), not through the dispatcher.
 
 mod common;
 
@@ -96,6 +98,7 @@ fn loop_carried_registers_agree_with_the_host_on_both_backends() {
     assert!(trips.len() > 5);
     assert!((0..32).any(|t| host(t).0 < (t * 5) % 11 + 1));
     let before = warpfold_cpu::unblended_writes();
+    let rounds_before = warpfold_cpu::straight_rounds();
     for (backend, width) in [
         (Backend::Interp, None),
         (Backend::Cpu, Some(32)),
@@ -119,6 +122,8 @@ fn loop_carried_registers_agree_with_the_host_on_both_backends() {
             }
         }
     }
-    // Each compilation writes x (in `escape`) and y without blends.
+    // Each compilation writes x (in `escape`) and y without blends, and
+    // a group whose lanes all go round again goes straight back.
     assert!(warpfold_cpu::unblended_writes() > before);
+    assert!(warpfold_cpu::straight_rounds() > rounds_before);
 }
