@@ -68,20 +68,22 @@ fn stmt(
     // Warp collectives and barriers only where all lanes are together
     // (depth 0): inside divergent code they are undefined or deadlock.
     // (15's approximations come with a shared atomic)
-    const PLAIN: [usize; 20] = [
-        0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 16, 17, 19, 20, 22, 23, 24, 25,
+    const PLAIN: [usize; 21] = [
+        0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 16, 17, 19, 20, 22, 23, 24, 25, 26,
     ];
-    const PLAIN_DEEP: [usize; 17] = [0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 16, 17, 20, 22, 23, 24, 25];
+    const PLAIN_DEEP: [usize; 18] = [
+        0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 16, 17, 20, 22, 23, 24, 25, 26,
+    ];
     let choice = match depth {
         0..=2 if plain => PLAIN[rng.pick(PLAIN.len())],
         _ if plain => PLAIN_DEEP[rng.pick(PLAIN_DEEP.len())],
-        0 => rng.pick(26),
+        0 => rng.pick(27),
         1 | 2 => [
-            0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 23, 24, 25,
-        ][rng.pick(22)],
+            0, 1, 2, 3, 4, 5, 6, 8, 9, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 23, 24, 25, 26,
+        ][rng.pick(23)],
         _ => [
-            0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15, 16, 17, 18, 20, 22, 23, 24, 25,
-        ][rng.pick(19)],
+            0, 1, 2, 3, 4, 5, 6, 12, 13, 14, 15, 16, 17, 18, 20, 22, 23, 24, 25, 26,
+        ][rng.pick(20)],
     };
     match choice {
         0 => {
@@ -356,6 +358,36 @@ fn stmt(
             stmt(rng, out, depth + 1, labels, regions, plain);
             out.push_str(&format!(
                 "  sub.u32 %ru{lh}, %ru{lh}, 1;\n  setp.ne.u32 %pu{lh}, %ru{lh}, 0;\n  @%pu{lh} bra $L{lh};\n"
+            ));
+        }
+        26 => {
+            // a loop of one block whose lanes leave it on different trips
+            // (1 to 8): straight-line arithmetic on the kernel's registers
+            // and on a float carried round the loop and read nowhere else
+            // (the compiled backend writes that one and the counter
+            // without blends, and sends a group whose lanes all go round
+            // again straight back: see the cpu crate's
+            // `uniform::live_in_one_block` and `lower::round_again`)
+            *labels += 1;
+            let l = *labels;
+            out.push_str(&format!(
+                "  and.b32 %rv{l}, {}, 7;\n  mov.f32 %fv{l}, {};\n$L{l}:\n",
+                r(rng),
+                f(rng)
+            ));
+            for _ in 0..1 + rng.pick(3) {
+                let line = match rng.pick(3) {
+                    0 => {
+                        let op = ["add.u32", "xor.b32", "mul.lo.u32", "max.s32"][rng.pick(4)];
+                        format!("{op} {}, {}, {}", r(rng), r(rng), r(rng))
+                    }
+                    1 => format!("fma.rn.f32 %fv{l}, %fv{l}, {}, {}", f(rng), f(rng)),
+                    _ => format!("add.rn.f32 {}, {}, %fv{l}", f(rng), f(rng)),
+                };
+                out.push_str(&format!("  {line};\n"));
+            }
+            out.push_str(&format!(
+                "  sub.u32 %rv{l}, %rv{l}, 1;\n  setp.ne.u32 %pv{l}, %rv{l}, -1;\n  @%pv{l} bra $L{l};\n"
             ));
         }
         21 => {
@@ -746,7 +778,7 @@ fn kernel(seed: u64, plain: bool, layout: Layout) -> String {
     // number ctaid * warps + r9 / 32.
     format!(
         ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po, .param .u64 pin, .param .u64 pscr, .param .u64 pcnt)\n{{\n\
-  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .pred %pc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .f64 %dd<3>;\n  .reg .b16 %hh<3>;\n  .reg .b64 %q<3>;\n  .local .align 8 .b8 lbuf[40];\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk, %rg;\n{shared}\
+  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .pred %pc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .b32 %rv<256>;\n  .reg .pred %pv<256>;\n  .reg .f32 %fv<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .f64 %dd<3>;\n  .reg .b16 %hh<3>;\n  .reg .b64 %q<3>;\n  .local .align 8 .b8 lbuf[40];\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk, %rg;\n{shared}\
   mov.u32 %r9, %tid.x;\n  mov.u32 %ra, %tid.y;\n  mov.u32 %rb, %ntid.x;\n  mad.lo.u32 %r9, %ra, %rb, %r9;\n  mov.u32 %ra, %ctaid.x;\n  mad.lo.u32 %rg, %ra, {threads}, %r9;\n  setp.ne.u32 %p0, %r9, 5;\n\
   mov.u32 %rb, 0;\n  st.local.v2.u32 [lbuf], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+8], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+16], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+24], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+32], {{%rb, %rb}};\n\
   ld.param.u64 %cnt, [pcnt];\n  ld.param.u64 %in, [pin];\n  add.s64 %in, %in, {IN_PAD};\n  add.s64 %inmid, %in, 2048;\n  ld.param.u64 %scr, [pscr];\n  mul.lo.u32 %ra, %ra, {warps};\n  shr.u32 %rb, %r9, 5;\n  add.u32 %ra, %ra, %rb;\n  mul.wide.u32 %t64, %ra, {SCRATCH_WARP};\n  add.s64 %scr, %scr, %t64;\n  add.s64 %scr, %scr, {SCRATCH_PAD};\n  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %rg, {};\n  add.s64 %out, %out, %t64;\n\
@@ -876,12 +908,19 @@ fn random_kernels_agree_between_backends() {
     // test's)
     let before = warpfold_cpu::warp_pair_blocks();
     let converted_before = warpfold_cpu::if_converted_branches();
+    let rounds_before = warpfold_cpu::straight_rounds();
     let mut failures = compare(first, count, false, SMALL).failures;
     let paired = warpfold_cpu::warp_pair_blocks() - before;
     let converted = warpfold_cpu::if_converted_branches() - converted_before;
-    // (branches of this file's other tests, which run alongside, count
-    // too: `if_conversion.rs` checks that ifs convert)
-    eprintln!("{count} kernels, {paired} regions run by two warps interleaved, {converted} branches converted");
+    let rounds = warpfold_cpu::straight_rounds() - rounds_before;
+    // (branches and loops of this file's other tests, which run alongside,
+    // count too: `if_conversion.rs` checks that ifs convert)
+    eprintln!("{count} kernels, {paired} regions run by two warps interleaved, {converted} branches converted, {rounds} loops of one block with a way straight back");
+    if count >= 150 && rounds == 0 {
+        failures.push(format!(
+            "no loop of one block of {count} kernels went straight back round"
+        ));
+    }
     // Only warps of 32 lanes pair: the automatic width keeps 32 for most
     // of these kernels with AVX-512, not with AVX2.
     let off = std::env::var("WARPFOLD_PAIRS").is_ok_and(|x| x == "off")
