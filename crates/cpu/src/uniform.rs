@@ -282,29 +282,14 @@ pub fn live_in_one_block(p: &Prepared, liveness: &Liveness) -> Vec<Option<BlockI
 /// Whether no lane can be held at `k` while other lanes of its warp run
 /// on: not a barrier, warp collective, call or host call.
 pub(crate) fn no_lane_waits(k: &InstKind) -> bool {
-    matches!(
-        k,
-        InstKind::Mov { .. }
-            | InstKind::AddrOf { .. }
-            | InstKind::Int { .. }
-            | InstKind::Carry { .. }
-            | InstKind::Float { .. }
-            | InstKind::Setp { .. }
-            | InstKind::Set { .. }
-            | InstKind::Selp { .. }
-            | InstKind::Slct { .. }
-            | InstKind::PredOp { .. }
-            | InstKind::Testp { .. }
-            | InstKind::Cvt { .. }
-            | InstKind::IsSpace { .. }
-            | InstKind::Cvta { .. }
-            | InstKind::Pack { .. }
-            | InstKind::Unpack { .. }
-            | InstKind::Ld { .. }
-            | InstKind::St { .. }
-            | InstKind::ReadSpecial { .. }
-            | InstKind::Nop
-    )
+    crate::lanes::pure(k)
+        || matches!(
+            k,
+            InstKind::Unpack { .. }
+                | InstKind::Ld { .. }
+                | InstKind::St { .. }
+                | InstKind::ReadSpecial { .. }
+        )
 }
 
 /// Per block (by index): the registers live on entry.

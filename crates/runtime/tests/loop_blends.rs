@@ -12,13 +12,21 @@ mod common;
 
 use warpfold::Backend;
 
-/// `escape` stores each thread's trip count; `carried` also its x.
-const PTX: &str = r#"
+/// Kernel `name`: each thread's trip count stored, and its x too when
+/// `with_x` (`carried`; `escape` leaves x dead after the loop).
+fn ptx(name: &str, with_x: bool) -> String {
+    let store_x = if with_x {
+        "  st.global.f32 [%rd2+4], %f0;\n"
+    } else {
+        ""
+    };
+    format!(
+        r#"
 .version 7.0
 .target sm_80
 .address_size 64
-.visible .entry escape(.param .u64 po)
-{
+.visible .entry {name}(.param .u64 po)
+{{
   .reg .f32 %f<3>;
   .reg .b32 %r<5>;
   .reg .b64 %rd<3>;
@@ -43,38 +51,11 @@ LOOP:
   mul.wide.u32 %rd1, %r0, 8;
   add.s64 %rd2, %rd0, %rd1;
   st.global.u32 [%rd2], %r2;
-  ret;
+{store_x}  ret;
+}}
+"#
+    )
 }
-.visible .entry carried(.param .u64 po)
-{
-  .reg .f32 %f<3>;
-  .reg .b32 %r<5>;
-  .reg .b64 %rd<3>;
-  .reg .pred %p<3>;
-  ld.param.u64 %rd0, [po];
-  mov.u32 %r0, %tid.x;
-  mul.lo.u32 %r3, %r0, 5;
-  rem.u32 %r4, %r3, 11;
-  add.u32 %r1, %r4, 1;
-  mov.f32 %f0, 0f00000000;
-  mov.f32 %f1, 0f3F800000;
-  mov.u32 %r2, 0;
-LOOP:
-  mul.f32 %f2, %f0, %f1;
-  add.f32 %f1, %f1, 0f3F000000;
-  add.f32 %f0, %f2, 0f3F800000;
-  add.u32 %r2, %r2, 1;
-  setp.lt.u32 %p0, %r2, %r1;
-  setp.lt.f32 %p1, %f0, 0f42C80000;
-  and.pred %p2, %p0, %p1;
-  @%p2 bra LOOP;
-  mul.wide.u32 %rd1, %r0, 8;
-  add.s64 %rd2, %rd0, %rd1;
-  st.global.u32 [%rd2], %r2;
-  st.global.f32 [%rd2+4], %f0;
-  ret;
-}
-"#;
 
 /// Thread `t`'s trip count and x.
 fn host(t: u32) -> (u32, f32) {
@@ -106,7 +87,14 @@ fn loop_carried_registers_agree_with_the_host_on_both_backends() {
         (Backend::Cpu, Some(8)),
     ] {
         for (name, with_x) in [("escape", false), ("carried", true)] {
-            let got = common::words(&common::one_cta(PTX, name, backend, width, &[], 32 * 8));
+            let got = common::words(&common::one_cta(
+                &ptx(name, with_x),
+                name,
+                backend,
+                width,
+                &[],
+                32 * 8,
+            ));
             for t in 0..32u32 {
                 let (it, x) = host(t);
                 let (g_it, g_x) = (got[2 * t as usize], got[2 * t as usize + 1]);
