@@ -4106,7 +4106,8 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
 /// has no barrier, collective or call). Mandelbrot's escape loop went
 /// through `%next` and the pick on every trip once its first lane left.
 /// Not after a latest-first pick, nor in `@wf_fresh` (which yields to the
-/// general function where lanes part).
+/// general function where lanes part), nor in a block every live lane
+/// runs together (its group is never partial).
 fn round_again<const W: u32>(g: &mut Gen<W>, (ti, ei): (u32, u32), (allt, nonet): (&str, &str)) {
     let here = g.cur_id;
     let block = &g.p.func.blocks[g.p.order[here as usize]];
@@ -4114,7 +4115,7 @@ fn round_again<const W: u32>(g: &mut Gen<W>, (ti, ei): (u32, u32), (allt, nonet)
         .insts
         .iter()
         .all(|i| crate::uniform::no_lane_waits(&i.kind));
-    if g.structured_only || !plain || (ti == here) == (ei == here) {
+    if g.structured_only || g.cur_convergent || !plain || (ti == here) == (ei == here) {
         return;
     }
     let all = if ti == here { allt } else { nonet };

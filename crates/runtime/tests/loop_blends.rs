@@ -10,7 +10,7 @@
 
 mod common;
 
-use warpfold::Backend;
+use warpfold::{Arg, Backend, Device};
 
 /// Kernel `name`: each thread's trip count stored, and its x too when
 /// `with_x` (`carried`; `escape` leaves x dead after the loop).
@@ -68,6 +68,53 @@ fn host(t: u32) -> (u32, f32) {
         it += 1;
         if !(it < trips && x < 100.0) {
             return (it, x);
+        }
+    }
+}
+
+/// `carried` in a CTA of `threads` threads on `backend` at `width` lanes:
+/// the words it stores (zeros past the last thread).
+fn carried_in(threads: u32, backend: Backend, width: Option<u32>) -> Vec<u32> {
+    let dev = Device::new()
+        .with_backend(backend)
+        .with_warp_width(width)
+        .with_disk_cache(None);
+    let m = dev
+        .load_ptx_named(&ptx("carried", true), "carried.ptx")
+        .unwrap();
+    let k = m.kernel("carried").unwrap();
+    let (used, why) = k.effective_backend([threads, 1, 1]);
+    assert_eq!(used, backend, "{why:?}");
+    let out = dev.buffer_zeroed(32 * 8).unwrap();
+    k.launch([1, 1, 1], [threads, 1, 1], 0, &[Arg::Buffer(&out)])
+        .unwrap();
+    common::words(&out.to_bytes())
+}
+
+/// A partial warp (20 threads): the lanes past the CTA's end are never
+/// live, so the group that leaves the loop last is not all the warp.
+#[test]
+fn a_partial_warp_leaves_the_loop_as_the_host_says() {
+    for (backend, width) in [
+        (Backend::Interp, None),
+        (Backend::Cpu, Some(32)),
+        (Backend::Cpu, Some(16)),
+        (Backend::Cpu, Some(8)),
+    ] {
+        let got = carried_in(20, backend, width);
+        for t in 0..32u32 {
+            let want = if t < 20 {
+                let (it, x) = host(t);
+                [it, x.to_bits()]
+            } else {
+                [0, 0]
+            };
+            let at = 2 * t as usize;
+            assert_eq!(
+                [got[at], got[at + 1]],
+                want,
+                "{backend:?} {width:?}: thread {t}'s trips and x"
+            );
         }
     }
 }
