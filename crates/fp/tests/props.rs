@@ -247,8 +247,11 @@ proptest! {
     fn directed_f64((a, b) in f64_pair(), c in f64_any()) {
         for r in MODES {
             let q = a + b;
-            if q.is_finite() && a.is_finite() && b.is_finite() {
-                let (_, e) = two_sum(a, b);
+            // (TwoSum's intermediate `s - a` can overflow when the sum is
+            // near f64::MAX: a = -5.6e307, b = f64::MAX; then its error term
+            // is NaN and says nothing)
+            let (_, e) = two_sum(a, b);
+            if q.is_finite() && a.is_finite() && b.is_finite() && !e.is_nan() {
                 let got = add_f64(a, b, r);
                 prop_assert!(same64(got, directed64(q, sgn(e), r)), "add {:?} {:e} {:e} got {:e}", r, a, b, got);
             }
@@ -637,4 +640,20 @@ fn f64_to_f16_single_rounding() {
             Ok(())
         })
         .unwrap();
+}
+
+/// The case that found the overflow in the oracle's TwoSum (a proptest
+/// run of `directed_f64`): halved, TwoSum gives the error's sign exactly
+/// (halving these is exact), and each mode rounds by it.
+#[test]
+fn a_sum_near_the_largest_double_rounds_in_every_mode() {
+    let (a, b) = (-5.581158289733363e307, f64::MAX);
+    let q = a + b;
+    assert!(q.is_finite() && two_sum(a, b).1.is_nan());
+    let (s, e) = two_sum(a / 2.0, b / 2.0);
+    assert_eq!(s * 2.0, q);
+    for r in MODES {
+        let got = add_f64(a, b, r);
+        assert!(same64(got, directed64(q, sgn(e), r)), "{r:?}: got {got:e}");
+    }
 }
