@@ -86,3 +86,38 @@ fn a_first_bar_red_and_starts_from_all_true() {
         assert_eq!(out.to_vec::<u32>().unwrap(), vec![1; 256], "{backend:?}");
     }
 }
+
+#[test]
+fn half_warps_wait_at_a_counted_barrier_while_the_rest_loop_on() {
+    // Three trips, each adding the word read, plus one between trips.
+    let expect: Vec<u32> = (0..64u32)
+        .map(|t| {
+            let word = if t % 32 < 16 { t ^ 32 } else { t } + 100;
+            3 * word + 2
+        })
+        .collect();
+    for (backend, width) in [
+        (Backend::Interp, None),
+        (Backend::Cpu, Some(32)),
+        (Backend::Cpu, Some(16)),
+        (Backend::Cpu, Some(8)),
+    ] {
+        let dev = Device::new()
+            .with_backend(backend)
+            .with_warp_width(width)
+            .with_disk_cache(None);
+        let out = dev.buffer_zeroed(64 * 4).unwrap();
+        let m = module(&dev);
+        let k = m.kernel("half_warp_barrier").unwrap();
+        let (used, why) = k.effective_backend([64, 1, 1]);
+        assert_eq!(used, backend, "{why:?}");
+        k.launch([1, 1, 1], [64, 1, 1], 0, &[Arg::Buffer(&out)])
+            .unwrap();
+        let got: Vec<u32> = out
+            .to_bytes()
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, expect, "{backend:?} {width:?}");
+    }
+}
