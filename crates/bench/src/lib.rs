@@ -346,7 +346,11 @@ fn first_difference(got: &[f64], want: &[f64], tol: f64) -> Option<String> {
     let mean = want.iter().map(|x| x.abs()).sum::<f64>() / want.len().max(1) as f64;
     got.iter()
         .zip(want)
-        .position(|(a, b)| !((a - b).abs() <= tol * b.abs().max(mean)))
+        // (a NaN difference is a difference: hence not `>`)
+        .position(|(a, b)| {
+            let close = (a - b).abs() <= tol * b.abs().max(mean);
+            !close
+        })
         .map(|i| format!("[{i}] {} vs {}", got[i], want[i]))
 }
 

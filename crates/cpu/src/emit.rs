@@ -156,7 +156,8 @@ pub struct Emitted {
     pub modules: Vec<String>,
     pub state_bytes: usize,
     /// Instructions whose address is passed to per-lane helpers (kept alive
-    /// by the compiled kernel).
+    /// by the compiled kernel; boxed, so those addresses never move).
+    #[allow(clippy::vec_box)]
     pub descs: Vec<Box<InstKind>>,
     /// Global adds the launch may sum per worker.
     pub deferral: Option<crate::deferred_red::Deferral>,
@@ -174,6 +175,8 @@ pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) layout: &'a SharedLayout,
     pub(crate) out: String,
     n: u32,
+    /// (boxed: see `Emitted::descs`)
+    #[allow(clippy::vec_box)]
     descs: Vec<Box<InstKind>>,
     pub(crate) reg_bits: Vec<u32>,
     /// How registers vary across lanes; uniform and affine ones are kept

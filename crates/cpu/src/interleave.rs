@@ -98,7 +98,7 @@ pub(crate) fn store_interleaved<const W: u32>(
             String::new()
         },
         |g, m| {
-            crate::lower::masked_store(g, total, bits, &v, &p, &m);
+            crate::lower::masked_store(g, total, bits, &v, &p, m);
             String::new()
         },
     );

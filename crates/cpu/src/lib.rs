@@ -128,7 +128,9 @@ pub struct CompiledKernel {
     /// barrier site (block index + 1; 255 elsewhere). Empty otherwise.
     bar_ids: Vec<u8>,
     /// Descriptors the per-lane helpers read, owned here; the code finds
-    /// them through `desc_table` (env::DESCS).
+    /// them through `desc_table` (env::DESCS). Boxed: the table holds
+    /// their addresses, which must not move.
+    #[allow(clippy::vec_box)]
     _descs: Vec<Box<InstKind>>,
     desc_table: Vec<u64>,
     /// The kernel uses `bar.red` (the driver combines the warps' shares).
@@ -738,7 +740,7 @@ pub fn launch(
     // Global adds the workers sum in copies of their buffer (see
     // `deferred_red`), when this launch's arguments allow it.
     let red_target = k.deferral.as_ref().and_then(|d| {
-        let (base, len) = d.target(func, params, &globals, |a| mem.allocation_at(a))?;
+        let (base, len) = d.target(func, params, globals, |a| mem.allocation_at(a))?;
         Some((base, len, d.bytes))
     });
     // The order CTAs run in (y first: consecutive CTAs share `%ctaid.x`).
@@ -791,10 +793,10 @@ pub fn launch(
         // of the missing ones never start.
         let merge_tail = u64::from(cfg.grid[0]) % merge;
         if merge > 1 && merge_tail != 0 {
-            for w in 0..nwarps {
+            for (w, lanes) in tail_lanes.iter_mut().enumerate().take(nwarps) {
                 let (cta, _) = merge::real_thread(cfg.block, k.merge, (w * width) as u32);
                 if u64::from(cta) >= merge_tail {
-                    tail_lanes[w] = 0;
+                    *lanes = 0;
                     tail_warps &= !(1 << w);
                 }
             }
@@ -1438,12 +1440,13 @@ fn release_counted(
     })
 }
 
+/// A kernel compiled for one block shape, or why it could not be.
+type Compiled = Arc<Result<CompiledKernel, Unsupported>>;
+
 /// Compiled kernels of one module, in memory; machine code also goes to
 /// the disk cache folder, if any.
 pub struct Cache {
-    map: Mutex<
-        std::collections::HashMap<(FuncId, Shape, bool), Arc<Result<CompiledKernel, Unsupported>>>,
-    >,
+    map: Mutex<std::collections::HashMap<(FuncId, Shape, bool), Compiled>>,
     disk: Option<std::path::PathBuf>,
     warp_width: Option<u32>,
 }

@@ -4191,11 +4191,11 @@ fn branch_tail<const W: u32>(
     g.emit_label(&c1);
     g.line(&format!("br i1 {allt}, label %{tl}, label %{c2}"));
     g.emit_label(&tl);
-    g.go_together(ti, &mb);
+    g.go_together(ti, mb);
     g.emit_label(&c2);
     g.line(&format!("br i1 {nonet}, label %{el}, label %{slow}"));
     g.emit_label(&el);
-    g.go_together(ei, &mb);
+    g.go_together(ei, mb);
     g.emit_label(&slow);
     round_again(g, (ti, ei), (&allt, &nonet));
     // From the bits when the vector was not made: then nothing on the

@@ -30,7 +30,7 @@ use warpfold_ir::*;
 /// Real CTAs per wide CTA for blocks of `shape`, if merging can apply.
 pub fn per_cta(shape: Shape) -> Option<u32> {
     let n = shape.iter().try_fold(1u32, |a, &d| a.checked_mul(d))?;
-    if !shape[0].is_power_of_two() || shape[0] % 32 != 0 || n == 0 {
+    if !shape[0].is_power_of_two() || !shape[0].is_multiple_of(32) || n == 0 {
         return None;
     }
     // The driver's tables hold 32 warps; four CTAs covered the stencil's

@@ -96,18 +96,19 @@ pub(crate) fn uniform_operands(m: &Module, k: &InstKind) -> Option<Vec<Value>> {
             addr,
             ..
         } => addr_regs(addr)?,
-        InstKind::ReadSpecial { sreg, .. } => match sreg {
-            Special::Ctaid(_)
-            | Special::Ntid(_)
-            | Special::Nctaid(_)
-            | Special::WarpId
-            | Special::NWarpId
-            | Special::GridId
-            | Special::DynamicSmemSize
-            | Special::TotalSmemSize
-            | Special::EnvReg(_) => vec![],
-            _ => return None,
-        },
+        InstKind::ReadSpecial {
+            sreg:
+                Special::Ctaid(_)
+                | Special::Ntid(_)
+                | Special::Nctaid(_)
+                | Special::WarpId
+                | Special::NWarpId
+                | Special::GridId
+                | Special::DynamicSmemSize
+                | Special::TotalSmemSize
+                | Special::EnvReg(_),
+            ..
+        } => vec![],
         _ => return None,
     })
 }

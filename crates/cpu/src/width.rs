@@ -381,17 +381,18 @@ pub fn needs_full_warps(p: &Prepared) -> Option<String> {
                 | InstKind::Redux { .. }
                 | InstKind::WarpSync { .. }
                 | InstKind::Activemask { .. } => Some("a warp collective"),
-                InstKind::ReadSpecial { sreg, .. } => match sreg {
-                    Special::LaneId
-                    | Special::WarpId
-                    | Special::NWarpId
-                    | Special::LaneMaskEq
-                    | Special::LaneMaskLe
-                    | Special::LaneMaskLt
-                    | Special::LaneMaskGe
-                    | Special::LaneMaskGt => Some("a lane or warp id"),
-                    _ => None,
-                },
+                InstKind::ReadSpecial {
+                    sreg:
+                        Special::LaneId
+                        | Special::WarpId
+                        | Special::NWarpId
+                        | Special::LaneMaskEq
+                        | Special::LaneMaskLe
+                        | Special::LaneMaskLt
+                        | Special::LaneMaskGe
+                        | Special::LaneMaskGt,
+                    ..
+                } => Some("a lane or warp id"),
                 InstKind::Ld { volatile: true, .. } | InstKind::St { volatile: true, .. } => {
                     Some("volatile memory accesses (warp-synchronous code)")
                 }

@@ -294,14 +294,13 @@ impl<'c, 'a> Cta<'c, 'a> {
             return false;
         };
         let func = &self.ctx.module.functions[f.func];
-        match func.blocks[f.block]
-            .insts
-            .get(f.idx as usize)
-            .map(|i| &i.kind)
-        {
-            Some(InstKind::Atom { .. }) | Some(InstKind::Ld { volatile: true, .. }) => true,
-            _ => false,
-        }
+        matches!(
+            func.blocks[f.block]
+                .insts
+                .get(f.idx as usize)
+                .map(|i| &i.kind),
+            Some(InstKind::Atom { .. }) | Some(InstKind::Ld { volatile: true, .. })
+        )
     }
 
     fn tick(&mut self) -> Res<()> {
