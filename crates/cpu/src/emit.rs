@@ -205,6 +205,9 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// Registers live into one block alone, written there without blends
     /// (see `uniform::live_in_one_block`).
     live_in_one: Vec<Option<BlockId>>,
+    /// Per block (by index): no lane can wait inside it (see
+    /// `uniform::plain_blocks`).
+    pub(crate) plain: Vec<bool>,
     /// The block whose instructions are being emitted (none in code that
     /// runs elsewhere: resumes, recomputed values).
     cur_block: Option<BlockId>,
@@ -1197,12 +1200,12 @@ impl<'a, const W: u32> Gen<'a, W> {
             }
             return;
         }
-        let here = self.cur_block.is_some() && self.live_in_one[r.0 as usize] == self.cur_block;
         let dead = !self.live[r.0 as usize] || self.cur_convergent;
-        if !self.guarded && here && !dead {
-            UNBLENDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
+        let here = self.cur_block.is_some() && self.live_in_one[r.0 as usize] == self.cur_block;
         if !self.guarded && (dead || here) {
+            if !dead {
+                UNBLENDED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
             // Dead in the lanes not running: no need to keep their values.
             self.store_vreg(r.0 as usize, rb, &v);
             return;
@@ -1868,6 +1871,7 @@ pub fn emit<const W: u32>(
     let f = &p.func;
     let reg_bits: Vec<u32> = f.regs.values().map(|r| reg_bits(r.ty)).collect();
     let liveness = crate::uniform::liveness(p);
+    let plain = crate::uniform::plain_blocks(&p.func);
     let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, W, &liveness);
     let (reg_offsets, jump_offsets, mut off) =
         state_layout::<W>(&reg_bits, &forms.forms, &liveness.anywhere);
@@ -1920,7 +1924,8 @@ pub fn emit<const W: u32>(
         earliest: forms.earliest_after_yield,
         cur_earliest: false,
         shape,
-        live_in_one: crate::uniform::live_in_one_block(p, &liveness),
+        live_in_one: crate::uniform::live_in_one_block(p, &liveness, &plain),
+        plain,
         cur_block: None,
         live: liveness.anywhere,
         remat: Vec::new(),

@@ -4110,11 +4110,7 @@ pub(crate) fn emit_term<const W: u32>(g: &mut Gen<W>, term: Option<&Terminator>,
 /// runs together (its group is never partial).
 fn round_again<const W: u32>(g: &mut Gen<W>, (ti, ei): (u32, u32), (allt, nonet): (&str, &str)) {
     let here = g.cur_id;
-    let block = &g.p.func.blocks[g.p.order[here as usize]];
-    let plain = block
-        .insts
-        .iter()
-        .all(|i| crate::uniform::no_lane_waits(&i.kind));
+    let plain = g.plain[g.p.order[here as usize].0 as usize];
     if g.structured_only || g.cur_convergent || !plain || (ti == here) == (ei == here) {
         return;
     }

@@ -247,10 +247,15 @@ pub fn liveness(p: &Prepared) -> Liveness {
 /// value, as for a register live nowhere. A lane can also wait inside a
 /// block, at a barrier or a warp collective, with a register it wrote
 /// earlier in that block still to be read: hence every block that reads
-/// or writes the register holds only instructions no lane waits at.
+/// or writes the register holds only instructions no lane waits at
+/// (`plain`, per block: see `plain_blocks`).
 /// Mandelbrot's escape loop is one block that carries x, y and their
 /// squares round itself: they are live into it alone.
-pub fn live_in_one_block(p: &Prepared, liveness: &Liveness) -> Vec<Option<BlockId>> {
+pub fn live_in_one_block(
+    p: &Prepared,
+    liveness: &Liveness,
+    plain: &[bool],
+) -> Vec<Option<BlockId>> {
     let f = &p.func;
     let n = f.regs.len();
     let mut only: Vec<Option<BlockId>> = vec![None; n];
@@ -262,10 +267,7 @@ pub fn live_in_one_block(p: &Prepared, liveness: &Liveness) -> Vec<Option<BlockI
         }
     }
     let mut held = vec![false; n];
-    for b in f.blocks.values() {
-        if b.insts.iter().all(|i| no_lane_waits(&i.kind)) {
-            continue;
-        }
+    for (b, _) in f.blocks.values().zip(plain).filter(|(_, plain)| !**plain) {
         for i in &b.insts {
             for r in uses(i).into_iter().chain(defs(&i.kind)) {
                 held[r.0 as usize] = true;
@@ -280,9 +282,18 @@ pub fn live_in_one_block(p: &Prepared, liveness: &Liveness) -> Vec<Option<BlockI
         .collect()
 }
 
+/// Per block (by index): whether no lane can be held inside it while
+/// other lanes of its warp run on (see `no_lane_waits`).
+pub(crate) fn plain_blocks(f: &Function) -> Vec<bool> {
+    f.blocks
+        .values()
+        .map(|b| b.insts.iter().all(|i| no_lane_waits(&i.kind)))
+        .collect()
+}
+
 /// Whether no lane can be held at `k` while other lanes of its warp run
 /// on: not a barrier, warp collective, call or host call.
-pub(crate) fn no_lane_waits(k: &InstKind) -> bool {
+fn no_lane_waits(k: &InstKind) -> bool {
     crate::lanes::pure(k)
         || matches!(
             k,
