@@ -344,12 +344,19 @@ pub(crate) fn codegen_with(ir: &str, regs: Option<u64>) -> Result<Vec<u8>, Unsup
             if let Some(bytes) = regs {
                 // SAFETY: `f` belongs to `module`, alive and used by this
                 // thread only.
+                // The CTA function's running-warps parameter (the driver
+                // reads a zero there as the CTA's end).
+                let done = f
+                    .get_param_iter()
+                    .position(|p| p.get_name().to_bytes() == b"runp")
+                    .map(|i| i as u32);
                 let n = unsafe {
                     crate::shared_regs::promote(
                         f.as_value_ref(),
                         1,
                         crate::emit::env::SHARED as u64,
                         bytes,
+                        done,
                     )
                 };
                 if std::env::var_os("WARPFOLD_TIME_JIT").is_some() {

@@ -194,6 +194,12 @@ pub fn shared_accesses_in_registers() -> usize {
     shared_regs::PROMOTED.with(|c| c.get())
 }
 
+/// Shared-memory writes that compilations on this thread dropped because
+/// the CTA ends before anything reads them (see `shared_regs`): for tests.
+pub fn shared_writes_dropped() -> usize {
+    shared_regs::DROPPED.with(|c| c.get())
+}
+
 /// Loops of kernels compiled on this thread whose CTAs' warps take turns
 /// trip by trip (see `lockstep`): for tests that a kernel takes that path.
 pub fn loops_in_step() -> usize {

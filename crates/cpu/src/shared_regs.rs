@@ -23,6 +23,14 @@
 //!
 //! A block is rewritten only where the accesses reuse chunks enough to pay
 //! for the loads and shuffles (see `worth_it`).
+//!
+//! A block that ends the CTA (see `Pass::finishes`) keeps nothing it writes
+//! to shared memory after its last read of it: no thread reads a CTA's
+//! shared memory once the CTA is done (the next CTA on the worker starts
+//! from cleared memory, or writes before it reads: `shared_init`). Its
+//! write-backs from there on, and its own mirrored stores there when the
+//! block is not rewritten, are dropped: a block reduction's tree wrote its
+//! sums back, ten 64-byte stores a CTA that nothing read.
 
 use llvm_sys::core::*;
 use llvm_sys::prelude::*;
@@ -77,17 +85,26 @@ impl Mask {
 
 /// Rewrite `f`'s blocks as described above; `env` is the index of `f`'s
 /// environment parameter, `slot` the environment word holding the shared
-/// base address and `bytes` the kernel's static shared size. Returns how
-/// many accesses now use registers.
+/// base address and `bytes` the kernel's static shared size; `done`, the
+/// index of the parameter through which `f` tells the driver which warps
+/// still run (a zero stored there before returning: the CTA has
+/// finished), if it has one. Returns how many accesses now use registers.
 ///
 /// # Safety
 /// `f` must be a function in a module of a live LLVM context, not being
 /// used by another thread.
-pub(crate) unsafe fn promote(f: LLVMValueRef, env: u32, slot: u64, bytes: u64) -> usize {
+pub(crate) unsafe fn promote(
+    f: LLVMValueRef,
+    env: u32,
+    slot: u64,
+    bytes: u64,
+    done: Option<u32>,
+) -> usize {
     if bytes == 0 || bytes > 4096 {
         return 0;
     }
     let mut p = Pass::new(f, env, slot, bytes as i64);
+    p.done = done.map(|i| LLVMGetParam(f, i));
     let mut promoted = 0;
     let mut bb = LLVMGetFirstBasicBlock(f);
     while !bb.is_null() {
@@ -102,6 +119,8 @@ pub(crate) unsafe fn promote(f: LLVMValueRef, env: u32, slot: u64, bytes: u64) -
 thread_local! {
     /// Accesses this thread's compilations kept in registers (for tests).
     pub(crate) static PROMOTED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Chunk write-backs and stores dropped at the end of a CTA (for tests).
+    pub(crate) static DROPPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 struct Pass {
@@ -123,6 +142,8 @@ struct Pass {
     base: Option<LLVMValueRef>,
     /// Called functions known to touch no shared memory (cached).
     pure_calls: HashMap<LLVMValueRef, bool>,
+    /// The running-warps parameter (see `promote`).
+    done: Option<LLVMValueRef>,
 }
 
 impl Pass {
@@ -146,6 +167,7 @@ impl Pass {
             dirty: vec![0; n_chunks],
             base: None,
             pure_calls: HashMap::new(),
+            done: None,
         }
     }
 
@@ -162,15 +184,40 @@ impl Pass {
 
     unsafe fn block(&mut self, bb: LLVMBasicBlockRef) -> usize {
         let insts = self.classify_block(bb);
+        let finishing = self.finishes(bb);
+        // In a block that ends the CTA, the first instruction from which on
+        // nothing reads shared memory (else past the end).
+        let unread = if finishing {
+            insts
+                .iter()
+                .rposition(|(i, a)| match a {
+                    Access::Load(_) | Access::Reads => true,
+                    Access::Writes => !writes_only(*i),
+                    Access::Store(_) | Access::None => false,
+                })
+                .map_or(0, |i| i + 1)
+        } else {
+            insts.len()
+        };
         if !self.worth_it(&insts) {
+            // Stores nothing reads any more.
+            let mut dropped = 0;
+            for (inst, access) in &insts[unread..] {
+                if matches!(access, Access::Store(_)) {
+                    LLVMInstructionEraseFromParent(*inst);
+                    dropped += 1;
+                }
+            }
+            DROPPED.with(|c| c.set(c.get() + dropped));
             return 0;
         }
         self.chunks.iter_mut().for_each(|c| *c = None);
         self.dirty.iter_mut().for_each(|d| *d = 0);
         self.base = None;
         let mut promoted = 0;
-        for (inst, access) in insts {
+        for (at, (inst, access)) in insts.into_iter().enumerate() {
             LLVMPositionBuilderBefore(self.b, inst);
+            let read_later = at < unread;
             match access {
                 Access::Load(span) | Access::Store(span) => {
                     let load = matches!(access, Access::Load(_));
@@ -193,19 +240,77 @@ impl Pass {
                 }
                 Access::Reads => self.write_back(),
                 Access::Writes => {
-                    self.write_back();
+                    if read_later {
+                        self.write_back();
+                    } else {
+                        self.drop_dirty();
+                    }
                     self.chunks.iter_mut().for_each(|c| *c = None);
                 }
                 Access::None => {}
             }
         }
-        // Whatever is still dirty goes back before the block's branch.
+        // Whatever is still dirty goes back before the block's branch,
+        // unless the CTA ends there.
         let term = LLVMGetBasicBlockTerminator(bb);
         if !term.is_null() {
             LLVMPositionBuilderBefore(self.b, term);
-            self.write_back();
+            if finishing {
+                self.drop_dirty();
+            } else {
+                self.write_back();
+            }
         }
         promoted
+    }
+
+    /// Forget the words written since the last write-back (nothing will
+    /// read them).
+    fn drop_dirty(&mut self) {
+        let n = self.dirty.iter().filter(|&&d| d != 0).count();
+        DROPPED.with(|c| c.set(c.get() + n));
+        self.dirty.iter_mut().for_each(|d| *d = 0);
+    }
+
+    /// Whether the CTA has finished when `bb` has run: from it, branches
+    /// without conditions lead to a return through blocks that do nothing
+    /// but store zero (no warp running) to the `done` parameter, and one of
+    /// them (or `bb` itself) does.
+    unsafe fn finishes(&self, bb: LLVMBasicBlockRef) -> bool {
+        let Some(done) = self.done else {
+            return false;
+        };
+        let zero_to_done = |i: LLVMValueRef| {
+            LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMStore
+                && LLVMGetOperand(i, 1) == done
+                && LLVMIsAConstantInt(LLVMGetOperand(i, 0)) != std::ptr::null_mut()
+                && LLVMConstIntGetZExtValue(LLVMGetOperand(i, 0)) == 0
+        };
+        let mut stored = false;
+        let mut b = bb;
+        for step in 0..4 {
+            let term = LLVMGetBasicBlockTerminator(b);
+            if term.is_null() {
+                return false;
+            }
+            let mut i = LLVMGetFirstInstruction(b);
+            while !i.is_null() && i != term {
+                if zero_to_done(i) {
+                    stored = true;
+                } else if step > 0 && LLVMIsAPHINode(i).is_null() {
+                    return false;
+                }
+                i = LLVMGetNextInstruction(i);
+            }
+            match LLVMGetInstructionOpcode(term) {
+                LLVMOpcode::LLVMRet => return stored,
+                LLVMOpcode::LLVMBr if LLVMGetNumSuccessors(term) == 1 => {
+                    b = LLVMGetSuccessor(term, 0);
+                }
+                _ => return false,
+            }
+        }
+        false
     }
 
     /// Whether the block's modelled accesses reuse chunks enough: at least
@@ -351,6 +456,7 @@ impl Pass {
     unsafe fn classify(&mut self, i: LLVMValueRef) -> Access {
         let plain = |i| LLVMGetOrdering(i) == LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic;
         match LLVMGetInstructionOpcode(i) {
+            LLVMOpcode::LLVMLoad if plain(i) && self.invariant(i) => Access::None,
             LLVMOpcode::LLVMLoad if plain(i) => {
                 let volatile = LLVMGetVolatile(i) != 0;
                 self.access(false, LLVMGetOperand(i, 0), LLVMTypeOf(i), None, volatile)
@@ -412,6 +518,14 @@ impl Pass {
         } else {
             Access::Reads
         }
+    }
+
+    /// A load marked `!invariant.load`: the environment and kernel
+    /// parameters or constants, which no store changes (so not shared
+    /// memory).
+    unsafe fn invariant(&self, i: LLVMValueRef) -> bool {
+        let kind = LLVMGetMDKindIDInContext(self.ctx, c"invariant.load".as_ptr(), 14);
+        !LLVMGetMetadata(i, kind).is_null()
     }
 
     unsafe fn classify_call(&mut self, i: LLVMValueRef) -> Access {
@@ -728,6 +842,22 @@ impl Pass {
     }
 }
 
+/// Whether an access the pass does not model only writes memory: a plain
+/// store, or a masked store or scatter.
+unsafe fn writes_only(i: LLVMValueRef) -> bool {
+    match LLVMGetInstructionOpcode(i) {
+        LLVMOpcode::LLVMStore => true,
+        LLVMOpcode::LLVMCall => {
+            let callee = LLVMGetCalledValue(i);
+            !LLVMIsAFunction(callee).is_null() && {
+                let name = value_name(callee);
+                name.starts_with("llvm.masked.store.") || name.starts_with("llvm.masked.scatter.")
+            }
+        }
+        _ => false,
+    }
+}
+
 fn all(n: u32) -> u64 {
     if n >= 64 {
         u64::MAX
@@ -827,9 +957,20 @@ mod tests {
         format!("<{n} x i1> <{}>", lanes.join(", "))
     }
 
+    /// How a test CTA function returns.
+    #[derive(Clone, Copy, PartialEq)]
+    enum End {
+        /// Back to the driver, which may call it again (no store).
+        Plain,
+        /// Through a block that stores zero to `%runp`: the CTA is done.
+        Done,
+        /// Storing one there: a warp still runs.
+        Running,
+    }
+
     /// A CTA function of `ops` random accesses; it stores every value it
     /// loads into the state (`%states`), which is private memory.
-    fn program(seed: u64, ops: usize) -> String {
+    fn program(seed: u64, ops: usize, end: End) -> String {
         let mut r = Rng(seed);
         let mut f = String::new();
         let mut t = 0usize;
@@ -967,7 +1108,14 @@ mod tests {
                 }
             }
         }
-        f.push_str("  ret i32 0\n}\n\n!0 = !{}\n");
+        match end {
+            End::Plain => f.push_str("  ret i32 0\n"),
+            End::Done => f.push_str(
+                "  br label %done\ndone:\n  store i32 0, i32* %runp\n  br label %out\nout:\n  ret i32 0\n",
+            ),
+            End::Running => f.push_str("  store i32 1, i32* %runp\n  ret i32 0\n"),
+        }
+        f.push_str("}\n\n!0 = !{}\n");
         for n in [4u32, 8, 16, 32] {
             let ty = vec_ty(n);
             let _ = writeln!(
@@ -982,11 +1130,14 @@ mod tests {
         f
     }
 
-    /// Shared bytes (with the guard), global words and state after a run.
-    fn run(ir: &str, regs: bool, mask: u64) -> (Vec<u8>, Vec<u32>, Vec<u32>, usize) {
+    /// Shared bytes (with the guard), global words and state after a run,
+    /// and the accesses kept in registers and write-backs dropped.
+    fn run(ir: &str, regs: bool, mask: u64) -> (Vec<u8>, Vec<u32>, Vec<u32>, usize, usize) {
         let before = super::PROMOTED.with(|c| c.get());
+        let dropped_before = super::DROPPED.with(|c| c.get());
         let obj = codegen_with(ir, regs.then_some(BYTES as u64)).expect("compiles");
         let promoted = super::PROMOTED.with(|c| c.get()) - before;
+        let dropped = super::DROPPED.with(|c| c.get()) - dropped_before;
         let f = load_objects(&[obj], &[]).expect("links");
         let mut shared: Vec<u8> = (0..BYTES as usize + GUARD)
             .map(|i| (i * 13 % 251) as u8)
@@ -1013,27 +1164,57 @@ mod tests {
                 &mut c,
             )
         };
-        (shared, global, state, promoted)
+        (shared, global, state, promoted, dropped)
     }
 
     #[test]
     fn random_access_sequences_agree_with_and_without_the_pass() {
-        let mut promoted = 0;
+        for end in [End::Plain, End::Running] {
+            let mut promoted = 0;
+            for seed in 0..60u64 {
+                let ir = program(seed, 80, end);
+                let mask = Rng(seed ^ 0x5eed).next() * 0x9e3779b97f4a7c15;
+                let want = run(&ir, false, mask);
+                assert_eq!(want.3, 0);
+                let got = run(&ir, true, mask);
+                promoted += got.3;
+                assert_eq!(
+                    got.4, 0,
+                    "seed {seed}: the CTA goes on, yet writes were dropped"
+                );
+                assert!(got.0 == want.0, "seed {seed}: shared bytes differ\n{ir}");
+                assert!(got.1 == want.1, "seed {seed}: global words differ\n{ir}");
+                assert!(got.2 == want.2, "seed {seed}: loaded values differ\n{ir}");
+            }
+            // The sequences are what the pass is for: most accesses kept.
+            assert!(
+                promoted > 60 * 10,
+                "only {promoted} accesses kept in registers"
+            );
+        }
+    }
+
+    /// Where the CTA ends, what it writes to shared memory after its last
+    /// read of it may be dropped; everything it reads, loads into its
+    /// state or stores to global memory stays as without the pass.
+    #[test]
+    fn a_finished_cta_drops_only_writes_nothing_reads() {
+        let mut dropped = 0;
         for seed in 0..60u64 {
-            let ir = program(seed, 80);
+            let ir = program(seed, 80, End::Done);
             let mask = Rng(seed ^ 0x5eed).next() * 0x9e3779b97f4a7c15;
             let want = run(&ir, false, mask);
-            assert_eq!(want.3, 0);
             let got = run(&ir, true, mask);
-            promoted += got.3;
-            assert!(got.0 == want.0, "seed {seed}: shared bytes differ\n{ir}");
+            dropped += got.4;
             assert!(got.1 == want.1, "seed {seed}: global words differ\n{ir}");
             assert!(got.2 == want.2, "seed {seed}: loaded values differ\n{ir}");
+            // Nothing beyond the shared array is touched.
+            let n = BYTES as usize;
+            assert!(
+                got.0[n..] == want.0[n..],
+                "seed {seed}: guard bytes changed"
+            );
         }
-        // The sequences are what the pass is for: most accesses kept.
-        assert!(
-            promoted > 60 * 10,
-            "only {promoted} accesses kept in registers"
-        );
+        assert!(dropped > 60, "only {dropped} write-backs dropped");
     }
 }

@@ -24,3 +24,21 @@ extern "C" __global__ void scan_partial(const float* in, float* out)
     }
     out[i] = s[t + 3] + s[t % 3];
 }
+
+// A tree sum whose CTA ends right after its last read of shared memory:
+// the compiled backend drops the partial sums it would write back there
+// (nothing reads a CTA's shared memory once it has finished).
+#define R 128
+
+extern "C" __global__ void tree_sum(const int* in, int* out)
+{
+    __shared__ int s[R];
+    int t = threadIdx.x, i = blockIdx.x * R + t;
+    s[t] = in[i];
+    __syncthreads();
+    for (int d = R / 2; d > 0; d >>= 1) {
+        if (t < d) s[t] += s[t + d];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = s[0];
+}
