@@ -515,12 +515,24 @@ fn load_contig<const W: u32>(
     g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt::<W>(bits)));
     // All 32 lanes: a plain load (masked loads defeat the prefetchers on
     // some CPUs); otherwise a masked one, which cannot fault on lanes off.
+    let max = few_lanes_max(g, bits);
+    let few_lanes = owned && W > max && g.structured_only;
+    if g.avx512 && !few_lanes && !g.block_in_loop() {
+        // Outside loops, one masked load: no branch, so the blocks around
+        // it stay one (where `shared_regs` keeps shared memory in
+        // registers).
+        return g.def(&format!(
+            "call {} @llvm.masked.load.v{W}i{bits}.p0v{W}i{bits}({}* {bp}, i32 {size}, <{W} x i1> {exec}, {} undef)",
+            vt::<W>(bits),
+            vt::<W>(bits),
+            vt::<W>(bits)
+        ));
+    }
     let full = g.t();
     g.line(&format!("{full} = icmp eq i32 {eb}, {}", full_bits::<W>()));
     let (lf, lm, lj) = (g.label("ld_full"), g.label("ld_masked"), g.label("ld_cj"));
     let mut few = None;
-    let max = few_lanes_max(g, bits);
-    if owned && W > max && g.structured_only {
+    if few_lanes {
         // Only some of the first `max` lanes (a tree reduction's last
         // steps, `s[t] += s[t + d]` for t < d): read just their elements.
         // A whole vector there would straddle two recent stores of the
@@ -1162,6 +1174,32 @@ fn lane_value<const W: u32>(g: &mut Gen<W>, v: &str, bits: u32, lane: &str) -> S
         "call <16 x i32> @llvm.x86.avx512.vpermi2var.d.512(<16 x i32> {lo}, <16 x i32> {li}, <16 x i32> {hi})"
     ));
     g.def(&format!("extractelement <16 x i32> {r}, i32 0"))
+}
+
+/// Marks the reads of memory emitted from byte `start` of the output on
+/// (the code of one `ld.global`) with `!wf.global`: PTX's global space
+/// never holds shared memory, so `shared_regs` need not write its mirror
+/// back before them (a block reduction's loads then leave the shared
+/// stores between them in registers).
+fn mark_global_reads<const W: u32>(g: &mut Gen<W>, start: usize) {
+    let marked: Vec<String> = g.out[start..]
+        .lines()
+        .map(|line| {
+            let reads = line.contains(" = load ")
+                || line.contains("@llvm.masked.load.")
+                || line.contains("@llvm.masked.gather.");
+            if reads {
+                format!("{line}, !{} !{{}}", crate::shared_regs::GLOBAL_READ)
+            } else {
+                line.to_string()
+            }
+        })
+        .collect();
+    g.out.truncate(start);
+    for line in marked {
+        g.out.push_str(&line);
+        g.out.push('\n');
+    }
 }
 
 /// A load of `dsts` from `[addr]`: without per-lane addresses where the
@@ -2961,7 +2999,11 @@ pub(crate) fn emit_inst<const W: u32>(
                     }
                 }
             } else {
+                let start = g.out.len();
                 load(g, addr, *space, *ty, dsts, &exec)?;
+                if *space == Space::Global {
+                    mark_global_reads(g, start);
+                }
                 let b = g.p.order[g.cur_id as usize];
                 canon_own_slot_load(g, b, g.cur_inst, inst);
             }

@@ -20,6 +20,10 @@
 //! access that may write also forgets the chunks. The mirror is exact, byte
 //! for byte, so it needs nothing of the kernel's semantics: only that no
 //! other thread touches this CTA's shared memory while the block runs.
+//! Two reads are known not to touch it: loads marked `!invariant.load`
+//! (the environment, kernel parameters and constants) and loads marked
+//! `GLOBAL_READ`, which `lower` puts on the code of `ld.global` (PTX's
+//! global space never holds shared memory).
 //!
 //! A block is rewritten only where the accesses reuse chunks enough to pay
 //! for the loads and shuffles (see `worth_it`).
@@ -36,6 +40,10 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::*;
 use llvm_sys::{LLVMAtomicOrdering, LLVMOpcode, LLVMTypeKind};
 use std::collections::HashMap;
+
+/// The metadata kind marking loads of PTX's global space (see
+/// `lower::mark_global_reads`).
+pub(crate) const GLOBAL_READ: &str = "wf.global";
 
 /// Bytes per chunk, and 32-bit words per chunk.
 const CHUNK: i64 = 64;
@@ -456,7 +464,9 @@ impl Pass {
     unsafe fn classify(&mut self, i: LLVMValueRef) -> Access {
         let plain = |i| LLVMGetOrdering(i) == LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic;
         match LLVMGetInstructionOpcode(i) {
-            LLVMOpcode::LLVMLoad if plain(i) && self.invariant(i) => Access::None,
+            LLVMOpcode::LLVMLoad if plain(i) && (self.invariant(i) || self.global_read(i)) => {
+                Access::None
+            }
             LLVMOpcode::LLVMLoad if plain(i) => {
                 let volatile = LLVMGetVolatile(i) != 0;
                 self.access(false, LLVMGetOperand(i, 0), LLVMTypeOf(i), None, volatile)
@@ -528,12 +538,28 @@ impl Pass {
         !LLVMGetMetadata(i, kind).is_null()
     }
 
+    /// A read of PTX's global space (marked `GLOBAL_READ` where it was
+    /// emitted), which never holds shared memory.
+    unsafe fn global_read(&self, i: LLVMValueRef) -> bool {
+        let kind = LLVMGetMDKindIDInContext(
+            self.ctx,
+            GLOBAL_READ.as_ptr() as *const _,
+            GLOBAL_READ.len() as u32,
+        );
+        !LLVMGetMetadata(i, kind).is_null()
+    }
+
     unsafe fn classify_call(&mut self, i: LLVMValueRef) -> Access {
         let callee = LLVMGetCalledValue(i);
         if LLVMIsAFunction(callee).is_null() {
             return Access::Writes;
         }
         let name = value_name(callee);
+        let reads_only =
+            name.starts_with("llvm.masked.load.") || name.starts_with("llvm.masked.gather.");
+        if reads_only && self.global_read(i) {
+            return Access::None;
+        }
         if name.starts_with("llvm.masked.load.") {
             let mask = Some(LLVMGetOperand(i, 2));
             return self.access(false, LLVMGetOperand(i, 0), LLVMTypeOf(i), mask, false);
@@ -1192,6 +1218,45 @@ mod tests {
                 "only {promoted} accesses kept in registers"
             );
         }
+    }
+
+    /// A block of eight stores to one shared chunk, then a load of a
+    /// global word (`mark`: marked as a read of the global space), ending
+    /// the CTA. Returns the loaded word as the state holds it and the
+    /// write-backs dropped.
+    fn global_read_then_done(mark: bool) -> (u32, usize) {
+        let md = if mark {
+            format!(", !{} !0", super::GLOBAL_READ)
+        } else {
+            String::new()
+        };
+        let mut f = format!("{UNROLLED_MARK}\n{SHARED_BYTES_MARK}{BYTES}\n");
+        f.push_str("define i32 @wf_cta(i8* noalias %states, i64* %env, i64 %sb, i32* noalias %runp, i32* noalias %fresh, i32* noalias %codes) {\nentry:\n");
+        f.push_str("  %bp = getelementptr i64, i64* %env, i64 1\n  %b = load i64, i64* %bp, align 8, !invariant.load !0\n");
+        f.push_str("  %gp = getelementptr i64, i64* %env, i64 2\n  %g = load i64, i64* %gp, align 8, !invariant.load !0\n");
+        f.push_str("  %a = inttoptr i64 %b to i32*\n");
+        for k in 0..8 {
+            let _ = writeln!(f, "  store i32 {k}, i32* %a, align 4");
+        }
+        let _ = writeln!(
+            f,
+            "  %gw = inttoptr i64 %g to i32*\n  %x = load i32, i32* %gw, align 4{md}\n  %sp = bitcast i8* %states to i32*\n  store i32 %x, i32* %sp, align 4"
+        );
+        f.push_str("  br label %done\ndone:\n  store i32 0, i32* %runp\n  br label %out\nout:\n  ret i32 0\n}\n\n!0 = !{}\n");
+        let (_, _, state, _, dropped) = run(&f, true, 0);
+        (state[0], dropped)
+    }
+
+    /// A read of the global space does not make the pass write its
+    /// mirror back first (it cannot read shared memory): the CTA then ends
+    /// with the chunk still dirty, and the write is dropped.
+    #[test]
+    fn a_global_read_leaves_the_mirror_dirty() {
+        let (x, dropped) = global_read_then_done(true);
+        assert_eq!((x, dropped), (0, 1));
+        // Unmarked, the load may read shared memory: written back before.
+        let (x, dropped) = global_read_then_done(false);
+        assert_eq!((x, dropped), (0, 0));
     }
 
     /// Where the CTA ends, what it writes to shared memory after its last
