@@ -11,9 +11,12 @@
 //! (`if (i == k) xi = y / a[k]`) between shuffles; with them gone the
 //! kernel is one straight block.
 //!
-//! Only pure instructions move (`lanes::pure`: no memory, no collectives,
-//! no clock): run by lanes the branch would have sent elsewhere, their
-//! results are dropped by the guard and nothing else changes. Branches on
+//! Only pure instructions (`lanes::pure`: no memory, no collectives, no
+//! clock) and non-volatile loads move: run by lanes the branch would have
+//! sent elsewhere, their results are dropped by the guard and nothing else
+//! changes; a guarded load reads nothing for those lanes (a masked load).
+//! Loads move only where what they load is read after the arm, and what
+//! only the arm reads is computed unguarded (see `absorb`). Branches on
 //! values the same in every thread stay: a uniform branch is one scalar
 //! test, and a guarded definition would cost the register its scalar form.
 //! `WARPFOLD_IF_CONVERT=off` turns this off.
@@ -144,8 +147,8 @@ fn cost(insts: &[Inst]) -> usize {
         .sum()
 }
 
-/// Whether `insts` may run guarded by `pred`: pure, and leaving `pred`
-/// as it is (the guards after them read it).
+/// Whether `insts` may run guarded by `pred`: pure or non-volatile loads,
+/// and leaving `pred` as it is (the guards after them read it).
 fn movable(insts: &[Inst], pred: Reg) -> bool {
     insts.iter().all(|i| {
         (crate::lanes::pure(&i.kind) || guarded_load(&i.kind))
@@ -155,7 +158,9 @@ fn movable(insts: &[Inst], pred: Reg) -> bool {
     })
 }
 
-/// Whether every load in block `arm` loads a register read after the arm.
+/// Whether every load in block `arm` loads registers whose values may
+/// leave the arm (not `arm_local`: read after it, or read in it before
+/// the arm defines them for every lane).
 /// A guarded load keeps the old value of the lanes it skips, so a value
 /// only the arm reads would still be carried from one run of the block to
 /// the next for them: in a loop, a register live around it, blended and
@@ -207,7 +212,10 @@ fn absorb(f: &mut Function, to: BlockId, from: BlockId, guard: (Reg, bool)) {
 }
 
 /// Per register: whether block `arm` alone reads it, and only after
-/// defining it there (so its value never leaves the arm).
+/// defining it there for every lane (so its value never leaves the arm).
+/// A guarded definition (PTX's own `@p`, or an inner if converted before)
+/// keeps the old value where its guard is off: a read after it may see a
+/// value from outside the arm, so it defines nothing here.
 fn arm_local(f: &Function, arm: BlockId) -> Vec<bool> {
     let n = f.regs.len();
     let mut defined = vec![false; n];
@@ -220,7 +228,7 @@ fn arm_local(f: &Function, arm: BlockId) -> Vec<bool> {
                     local[r.0 as usize] = false;
                 }
             }
-            if here {
+            if here && !crate::uniform::partial_def(i) {
                 for d in defs(&i.kind) {
                     defined[d.0 as usize] = true;
                 }
@@ -336,6 +344,36 @@ fn varying_regs(f: &Function) -> Vec<bool> {
     }
 }
 
+/// A kernel parameter or constant read by its name: the same for every
+/// lane, and it cannot fault, so it may run for every lane.
+fn named_param(k: &InstKind) -> bool {
+    matches!(
+        k,
+        InstKind::Ld {
+            space: Space::Param | Space::Const,
+            volatile: false,
+            addr: Address {
+                base: AddrBase::Symbol(_),
+                ..
+            },
+            ..
+        }
+    )
+}
+
+/// A load that may run guarded: the guard keeps the lanes the branch
+/// would have sent elsewhere from reading at all (a masked load), so they
+/// touch no memory they would not have.
+fn guarded_load(k: &InstKind) -> bool {
+    matches!(
+        k,
+        InstKind::Ld {
+            volatile: false,
+            ..
+        }
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -439,6 +477,27 @@ mod tests {
         assert_eq!(layout.len(), 3);
     }
 
+    /// The arm reads %r5 after an inner `@p` definition (which may keep
+    /// the value from before the arm) and then sets it: that last write
+    /// stays guarded, since lanes that skip the arm may read %r5 on the
+    /// next trip.
+    #[test]
+    fn a_write_after_an_inner_guard_stays_guarded() {
+        let (f, layout) = converted(&format!(
+            "{REGS}mov.u32 %r1, %tid.x;\nmov.u32 %r5, 10;\nsetp.gt.u32 %p3, %r1, 1000;\n\
+             setp.eq.s32 %p1, %r1, 1;\n@%p1 bra L1;\n\
+             @%p3 mov.u32 %r5, 1;\nadd.s32 %r6, %r5, 1;\nmov.u32 %r5, 2;\n\
+             L1:\nld.param.u64 %rd0, [out];\nst.global.u32 [%rd0], %r6;\nret;"
+        ));
+        assert_eq!(layout.len(), 1, "{:?}", layout);
+        let last = f.blocks[layout[0]]
+            .insts
+            .iter()
+            .rfind(|i| matches!(i.kind, InstKind::Mov { .. }))
+            .unwrap();
+        assert!(last.guard.is_some(), "{last:?}");
+    }
+
     /// A volatile load keeps its branch: other threads may see the order
     /// of its accesses.
     #[test]
@@ -519,34 +578,4 @@ mod tests {
         ));
         assert_eq!(layout.len(), 3);
     }
-}
-
-/// A kernel parameter or constant read by its name: the same for every
-/// lane, and it cannot fault, so it may run for every lane.
-fn named_param(k: &InstKind) -> bool {
-    matches!(
-        k,
-        InstKind::Ld {
-            space: Space::Param | Space::Const,
-            volatile: false,
-            addr: Address {
-                base: AddrBase::Symbol(_),
-                ..
-            },
-            ..
-        }
-    )
-}
-
-/// A load that may run guarded: the guard keeps the lanes the branch
-/// would have sent elsewhere from reading at all (a masked load), so they
-/// touch no memory they would not have.
-fn guarded_load(k: &InstKind) -> bool {
-    matches!(
-        k,
-        InstKind::Ld {
-            volatile: false,
-            ..
-        }
-    )
 }

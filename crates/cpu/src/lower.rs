@@ -513,8 +513,9 @@ fn load_contig<const W: u32>(
     }
     let bp = g.t();
     g.line(&format!("{bp} = inttoptr i64 {h0} to {}*", vt::<W>(bits)));
-    // All 32 lanes: a plain load (masked loads defeat the prefetchers on
-    // some CPUs); otherwise a masked one, which cannot fault on lanes off.
+    // With AVX-512 outside loops, one masked load (below). Otherwise all
+    // 32 lanes: a plain load (masked loads defeat the prefetchers on some
+    // CPUs); else a masked one, which cannot fault on lanes off.
     let max = few_lanes_max(g, bits);
     let few_lanes = owned && W > max && g.structured_only;
     if g.avx512 && !few_lanes && !g.block_in_loop() {

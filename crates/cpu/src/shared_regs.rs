@@ -288,12 +288,12 @@ impl Pass {
         let Some(done) = self.done else {
             return false;
         };
-        let zero_to_done = |i: LLVMValueRef| {
-            LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMStore
-                && LLVMGetOperand(i, 1) == done
-                && LLVMIsAConstantInt(LLVMGetOperand(i, 0)) != std::ptr::null_mut()
-                && LLVMConstIntGetZExtValue(LLVMGetOperand(i, 0)) == 0
+        let to_done = |i: LLVMValueRef| {
+            LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMStore && LLVMGetOperand(i, 1) == done
         };
+        let zero =
+            |v: LLVMValueRef| !LLVMIsAConstantInt(v).is_null() && LLVMConstIntGetZExtValue(v) == 0;
+        // Whether the last store there so far was a zero.
         let mut stored = false;
         let mut b = bb;
         for step in 0..4 {
@@ -303,8 +303,8 @@ impl Pass {
             }
             let mut i = LLVMGetFirstInstruction(b);
             while !i.is_null() && i != term {
-                if zero_to_done(i) {
-                    stored = true;
+                if to_done(i) {
+                    stored = zero(LLVMGetOperand(i, 0));
                 } else if step > 0 && LLVMIsAPHINode(i).is_null() {
                     return false;
                 }
