@@ -498,6 +498,26 @@ mod tests {
         assert!(last.guard.is_some(), "{last:?}");
     }
 
+    /// A diamond whose else arm reads what the then arm writes: lanes of
+    /// the else arm must see the value from before, so the then arm's
+    /// write stays guarded although nothing after the join reads it.
+    #[test]
+    fn a_write_the_other_arm_reads_stays_guarded() {
+        let (f, layout) = converted(&format!(
+            "{REGS}mov.u32 %r1, %tid.x;\nmov.u32 %r6, 7;\n\
+             setp.lt.s32 %p1, %r1, 5;\n@%p1 bra L2;\n\
+             mov.u32 %r6, 1;\nadd.s32 %r7, %r6, 1;\nbra.uni L3;\n\
+             L2:\nadd.s32 %r7, %r6, 2;\n\
+             L3:\nld.param.u64 %rd0, [out];\nst.global.u32 [%rd0], %r7;\nret;"
+        ));
+        assert_eq!(layout.len(), 1, "{:?}", layout);
+        let insts = &f.blocks[layout[0]].insts;
+        let write = insts
+            .iter()
+            .find(|i| matches!(i.kind, InstKind::Mov { dst, .. } if f.regs[dst].name == "%r6" && i.guard.is_some()));
+        assert!(write.is_some(), "the then arm's %r6 = 1 ran unguarded");
+    }
+
     /// A volatile load keeps its branch: other threads may see the order
     /// of its accesses.
     #[test]
