@@ -102,19 +102,26 @@ fn convert_at(
     let at = |k: usize| layout.get(i + k).copied();
     // The guard under which the branch sends a lane to `x`.
     let guard = |x: BlockId| (pred, if x == then { negate } else { !negate });
+    // The arm's `arm_local` registers, when `x` qualifies as an arm
+    // joining at `join` (computed once: `absorb` needs them too, and the
+    // other arm of a diamond moving first changes none of them).
     let arm = |x: BlockId, join: BlockId| {
         let blk = &f.blocks[x];
-        x != f.entry
+        let shape = x != f.entry
             && preds[x.0 as usize] == 1
             && blk.term == Some(Terminator::Jump(join))
-            && movable(&blk.insts, pred)
-            && loads_leave(f, x)
+            && movable(&blk.insts, pred);
+        let local = shape.then(|| arm_local(f, x))?;
+        loads_leave(&blk.insts, &local).then_some(local)
     };
     // Triangle: B, T, F in order; B goes to T or F, T to F.
     if let (Some(t), Some(j)) = (at(1), at(2)) {
         let to_both = (then == t && els == j) || (then == j && els == t);
-        if to_both && arm(t, j) && cost(&f.blocks[t].insts) <= MAX_BODY {
-            absorb(f, b, t, guard(t));
+        let local = (to_both && cost(&f.blocks[t].insts) <= MAX_BODY)
+            .then(|| arm(t, j))
+            .flatten();
+        if let Some(local) = local {
+            absorb(f, b, t, guard(t), &local);
             f.blocks[b].term = Some(Terminator::Jump(j));
             preds[j.0 as usize] -= 1;
             layout.remove(i + 1);
@@ -125,10 +132,13 @@ fn convert_at(
     if let (Some(t), Some(e), Some(j)) = (at(1), at(2), at(3)) {
         let to_both = (then == t && els == e) || (then == e && els == t);
         let small = cost(&f.blocks[t].insts) + cost(&f.blocks[e].insts) <= MAX_BODY;
-        if to_both && small && arm(t, j) && arm(e, j) {
+        let locals = (to_both && small)
+            .then(|| arm(t, j).zip(arm(e, j)))
+            .flatten();
+        if let Some((lt, le)) = locals {
             let (gt, ge) = (guard(t), guard(e));
-            absorb(f, b, t, gt);
-            absorb(f, b, e, ge);
+            absorb(f, b, t, gt, &lt);
+            absorb(f, b, e, ge, &le);
             f.blocks[b].term = Some(Terminator::Jump(j));
             preds[j.0 as usize] -= 1;
             layout.drain(i + 1..i + 3);
@@ -158,22 +168,17 @@ fn movable(insts: &[Inst], pred: Reg) -> bool {
     })
 }
 
-/// Whether every load in block `arm` loads registers whose values may
-/// leave the arm (not `arm_local`: read after it, or read in it before
-/// the arm defines them for every lane).
+/// Whether every load among an arm's `insts` loads registers whose values
+/// may leave the arm (not in `local`, its `arm_local` registers: read
+/// after it, or read in it before it defines them for every lane).
 /// A guarded load keeps the old value of the lanes it skips, so a value
 /// only the arm reads would still be carried from one run of the block to
 /// the next for them: in a loop, a register live around it, blended and
 /// saved on every trip (a 3-D stencil's six neighbour loads ran 3x
 /// slower). A value read after the join is carried there anyway.
-fn loads_leave(f: &Function, arm: BlockId) -> bool {
+fn loads_leave(insts: &[Inst], local: &[bool]) -> bool {
     // (Parameters read by name run unguarded: see `absorb`.)
     let guarded = |k: &InstKind| matches!(k, InstKind::Ld { .. }) && !named_param(k);
-    let insts = &f.blocks[arm].insts;
-    if !insts.iter().any(|i| guarded(&i.kind)) {
-        return true;
-    }
-    let local = arm_local(f, arm);
     insts.iter().all(|i| match &i.kind {
         InstKind::Ld { dsts, .. } if guarded(&i.kind) => {
             dsts.iter().flatten().all(|d| !local[d.0 as usize])
@@ -190,8 +195,7 @@ fn loads_leave(f: &Function, arm: BlockId) -> bool {
 /// arm never read them, and an address computed so keeps its lane form
 /// (a guarded definition would cost it), so a load moved with it is one
 /// masked vector access.
-fn absorb(f: &mut Function, to: BlockId, from: BlockId, guard: (Reg, bool)) {
-    let local = arm_local(f, from);
+fn absorb(f: &mut Function, to: BlockId, from: BlockId, guard: (Reg, bool), local: &[bool]) {
     let insts = std::mem::take(&mut f.blocks[from].insts);
     f.blocks[from].term = None;
     let mut moved = Vec::with_capacity(insts.len());
@@ -347,18 +351,7 @@ fn varying_regs(f: &Function) -> Vec<bool> {
 /// A kernel parameter or constant read by its name: the same for every
 /// lane, and it cannot fault, so it may run for every lane.
 fn named_param(k: &InstKind) -> bool {
-    matches!(
-        k,
-        InstKind::Ld {
-            space: Space::Param | Space::Const,
-            volatile: false,
-            addr: Address {
-                base: AddrBase::Symbol(_),
-                ..
-            },
-            ..
-        }
-    )
+    matches!(k, InstKind::Ld { space, addr, volatile: false, .. } if crate::lower::uniform_symbol(addr, *space))
 }
 
 /// A load that may run guarded: the guard keeps the lanes the branch

@@ -173,7 +173,7 @@ fn host_addr<const W: u32>(
 
 /// Whether every lane's address is uniform and known without registers
 /// (kernel parameters and constants named directly).
-fn uniform_symbol(a: &Address, space: Space) -> bool {
+pub(crate) fn uniform_symbol(a: &Address, space: Space) -> bool {
     matches!(a.base, AddrBase::Symbol(_)) && matches!(space, Space::Param | Space::Const)
 }
 
@@ -522,12 +522,7 @@ fn load_contig<const W: u32>(
         // Outside loops, one masked load: no branch, so the blocks around
         // it stay one (where `shared_regs` keeps shared memory in
         // registers).
-        return g.def(&format!(
-            "call {} @llvm.masked.load.v{W}i{bits}.p0v{W}i{bits}({}* {bp}, i32 {size}, <{W} x i1> {exec}, {} undef)",
-            vt::<W>(bits),
-            vt::<W>(bits),
-            vt::<W>(bits)
-        ));
+        return masked_load(g, &bp, bits, exec);
     }
     let full = g.t();
     g.line(&format!("{full} = icmp eq i32 {eb}, {}", full_bits::<W>()));
@@ -601,8 +596,7 @@ fn load_contig<const W: u32>(
     ));
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lm);
-    let v1 = g.t();
-    g.line(&format!("{v1} = call {} @llvm.masked.load.v{W}i{bits}.p0v{W}i{bits}({}* {bp}, i32 {size}, <{W} x i1> {exec}, {} undef)", vt::<W>(bits), vt::<W>(bits), vt::<W>(bits)));
+    let v1 = masked_load(g, &bp, bits, exec);
     g.line(&format!("br label %{lj}"));
     g.emit_label(&lj);
     let v = g.t();
@@ -1011,8 +1005,15 @@ fn cold_load<const W: u32>(
         return g.def(&format!("load {t}, {t}* {p}, align {size}"));
     }
     let p = g.def(&format!("inttoptr i64 {h0} to {t}*"));
+    masked_load(g, &p, bits, exec)
+}
+
+/// The lanes of `exec` read from the vector at `bp` (a `<W x i{bits}>*`),
+/// the others undefined; lanes off touch no memory.
+fn masked_load<const W: u32>(g: &mut Gen<W>, bp: &str, bits: u32, exec: &str) -> String {
+    let (t, size) = (vt::<W>(bits), bits / 8);
     g.def(&format!(
-        "call {t} @llvm.masked.load.v{W}i{bits}.p0v{W}i{bits}({t}* {p}, i32 {size}, <{W} x i1> {exec}, {t} undef)"
+        "call {t} @llvm.masked.load.v{W}i{bits}.p0v{W}i{bits}({t}* {bp}, i32 {size}, <{W} x i1> {exec}, {t} undef)"
     ))
 }
 

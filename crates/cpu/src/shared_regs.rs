@@ -152,6 +152,9 @@ struct Pass {
     pure_calls: HashMap<LLVMValueRef, bool>,
     /// The running-warps parameter (see `promote`).
     done: Option<LLVMValueRef>,
+    /// Metadata kinds `!invariant.load` and `GLOBAL_READ`.
+    md_invariant: u32,
+    md_global: u32,
 }
 
 impl Pass {
@@ -176,6 +179,12 @@ impl Pass {
             base: None,
             pure_calls: HashMap::new(),
             done: None,
+            md_invariant: LLVMGetMDKindIDInContext(ctx, c"invariant.load".as_ptr(), 14),
+            md_global: LLVMGetMDKindIDInContext(
+                ctx,
+                GLOBAL_READ.as_ptr() as *const _,
+                GLOBAL_READ.len() as u32,
+            ),
         }
     }
 
@@ -534,19 +543,13 @@ impl Pass {
     /// parameters or constants, which no store changes (so not shared
     /// memory).
     unsafe fn invariant(&self, i: LLVMValueRef) -> bool {
-        let kind = LLVMGetMDKindIDInContext(self.ctx, c"invariant.load".as_ptr(), 14);
-        !LLVMGetMetadata(i, kind).is_null()
+        !LLVMGetMetadata(i, self.md_invariant).is_null()
     }
 
     /// A read of PTX's global space (marked `GLOBAL_READ` where it was
     /// emitted), which never holds shared memory.
     unsafe fn global_read(&self, i: LLVMValueRef) -> bool {
-        let kind = LLVMGetMDKindIDInContext(
-            self.ctx,
-            GLOBAL_READ.as_ptr() as *const _,
-            GLOBAL_READ.len() as u32,
-        );
-        !LLVMGetMetadata(i, kind).is_null()
+        !LLVMGetMetadata(i, self.md_global).is_null()
     }
 
     unsafe fn classify_call(&mut self, i: LLVMValueRef) -> Access {
