@@ -85,10 +85,11 @@ impl Lanes {
             .wrapping_add(i64::from(i / self.width).wrapping_mul(self.extra))
     }
 
-    /// Whether every lane's offset lies in [0, m): with lane 0's value a
-    /// multiple of m, all values then share one aligned block of size m.
-    pub fn within(self, m: u64) -> bool {
-        (0..32).all(|i| {
+    /// Whether the offset of each of a warp's first `lanes` lanes lies in
+    /// [0, m): with lane 0's value a multiple of m, all values then share
+    /// one aligned block of size m.
+    pub fn within(self, m: u64, lanes: u32) -> bool {
+        (0..lanes.min(32)).all(|i| {
             let o = i128::from(i) * i128::from(self.stride)
                 + i128::from(i / self.width) * i128::from(self.extra);
             o >= 0 && o < i128::from(m)
@@ -280,8 +281,8 @@ fn mul(a: Opnd, b: Opnd, bits: u32) -> Option<Lanes> {
 }
 
 /// Sign or zero extension from `from` to `to` bits (see the module
-/// comment).
-fn widen(a: Opnd, from: u32, to: u32, signed: bool) -> Option<Opnd> {
+/// comment) of the values of a warp of `lanes` lanes.
+fn widen(a: Opnd, from: u32, to: u32, signed: bool, lanes: u32) -> Option<Opnd> {
     match a {
         Opnd::Imm(x) => {
             let v = low(x, from);
@@ -299,17 +300,17 @@ fn widen(a: Opnd, from: u32, to: u32, signed: bool) -> Option<Opnd> {
             // Every lane's value at most `max` < 2^(from-1), lanes less
             // than 2^(from-1) apart: no lane's value wrapped, so they all
             // extend to themselves (see `Lanes::max`).
-            let close = || (0..32).all(|i| l.offset(i).unsigned_abs() < half);
+            let close = || (0..lanes.min(32)).all(|i| l.offset(i).unsigned_abs() < half);
             if non_negative(l.max, from) && close() {
                 return Some(Opnd::Reg(Lanes { align, ..l }));
             }
-            if l.within(align.min(half)) {
+            if l.within(align.min(half), lanes) {
                 let max = if signed { UNBOUNDED } else { l.max };
                 return Some(Opnd::Reg(Lanes { align, max, ..l }));
             }
-            // The 32 values cross the jump point at most once: going up
-            // past it, extension drops 2^from; going down (a reversed
-            // index, `n - 1 - i`), it adds 2^from.
+            // The values cross the jump point at most once: going up past
+            // it, extension drops 2^from; going down (a reversed index,
+            // `n - 1 - i`), it adds 2^from.
             let step = l.stride.unsigned_abs();
             let wraps = 1i64.wrapping_shl(from);
             (l.extra == 0 && l.stride != 0 && step.saturating_mul(31) < half).then(|| {
@@ -333,7 +334,7 @@ fn widen(a: Opnd, from: u32, to: u32, signed: bool) -> Option<Opnd> {
 
 /// Reading an operand at `bits` from a register of `rb` bits: low bits,
 /// or a zero extension (as the emitter reads it).
-fn at_width(a: Opnd, rb: u32, bits: u32) -> Option<Opnd> {
+fn at_width(a: Opnd, rb: u32, bits: u32, lanes: u32) -> Option<Opnd> {
     match a {
         Opnd::Imm(_) => Some(a),
         Opnd::Reg(l) if bits < rb => Some(Opnd::Reg(
@@ -344,7 +345,7 @@ fn at_width(a: Opnd, rb: u32, bits: u32) -> Option<Opnd> {
             }
             .norm(bits),
         )),
-        Opnd::Reg(_) if bits > rb => widen(a, rb, bits, false),
+        Opnd::Reg(_) if bits > rb => widen(a, rb, bits, false, lanes),
         _ => Some(a),
     }
 }
@@ -544,7 +545,7 @@ fn analyse(
     for r in 0..n {
         if place_jumps && out[r].is_some_and(|l| l.jump != 0) {
             let (b, ix) = def_at[r][0];
-            let from = jump_from(&f.blocks[b].insts[ix].kind, &out, &reg_bits);
+            let from = jump_from(&f.blocks[b].insts[ix].kind, &out, &reg_bits, warp);
             if from.is_none() {
                 forms[r] = None;
             }
@@ -650,7 +651,12 @@ fn eval(
 }
 
 /// Where the jump of an instruction's result comes from (see `JumpFrom`).
-fn jump_from(k: &InstKind, forms: &[Option<Lanes>], reg_bits: &[u32]) -> Option<JumpFrom> {
+fn jump_from(
+    k: &InstKind,
+    forms: &[Option<Lanes>],
+    reg_bits: &[u32],
+    lanes: u32,
+) -> Option<JumpFrom> {
     let form = |v: &Value| match v {
         Value::Reg(r) => forms[r.0 as usize],
         Value::Imm(_) => None,
@@ -659,10 +665,11 @@ fn jump_from(k: &InstKind, forms: &[Option<Lanes>], reg_bits: &[u32]) -> Option<
         let Value::Reg(r) = v else { return None };
         let l = form(v)?;
         let w = widen(
-            at_width(Opnd::Reg(l), reg_bits[r.0 as usize], bits)?,
+            at_width(Opnd::Reg(l), reg_bits[r.0 as usize], bits, lanes)?,
             bits,
             to,
             signed,
+            lanes,
         )?;
         (w.lanes(to).jump != 0).then_some(JumpFrom::Widen {
             src: *r,
@@ -721,7 +728,7 @@ fn affine_form(
     rb: &dyn Fn(Value) -> u32,
 ) -> Option<(Lanes, u32)> {
     // An operand read at `bits`.
-    let arg = |v: Value, bits: u32| at_width(get(v)?, rb(v), bits);
+    let arg = |v: Value, bits: u32| at_width(get(v)?, rb(v), bits, warp);
     match k {
         InstKind::Mov { ty, src, .. } if *ty != Ty::Pred => {
             let b = ty.bits();
@@ -784,7 +791,7 @@ fn affine_form(
                     }
                     // Lane 0's value is a multiple of `align`; the others
                     // stay below the next multiple, hence inside its block.
-                    let inside = x.jump == 0 && x.within(x.align.min(block));
+                    let inside = x.jump == 0 && x.within(x.align.min(block), warp);
                     // Consecutive lanes and blocks narrower than the warp:
                     // rows of `block` lanes.
                     let rows = !inside
@@ -843,8 +850,8 @@ fn affine_form(
                 }
                 IntOp::MulWide | IntOp::MadWide => {
                     let s = ty.is_signed();
-                    let x = widen(a(0, b)?, b, 2 * b, s)?;
-                    let y = widen(a(1, b)?, b, 2 * b, s)?;
+                    let x = widen(a(0, b)?, b, 2 * b, s, warp)?;
+                    let y = widen(a(1, b)?, b, 2 * b, s, warp)?;
                     let p = mul(x, y, 2 * b)?;
                     let l = if *op == IntOp::MadWide {
                         add(p, a(2, 2 * b)?.lanes(2 * b), 2 * b)?
@@ -867,9 +874,9 @@ fn affine_form(
             let (fb, tb) = (src_ty.bits(), dst_ty.bits());
             let x = arg(*src, fb)?;
             let y = if tb > fb {
-                widen(x, fb, tb, src_ty.is_signed())?
+                widen(x, fb, tb, src_ty.is_signed(), warp)?
             } else {
-                at_width(x, fb, tb)?
+                at_width(x, fb, tb, warp)?
             };
             Some((y.lanes(tb), tb))
         }
@@ -1274,28 +1281,48 @@ mod tests {
     #[test]
     fn widening_is_plain_only_for_aligned_lanes() {
         let tid = Opnd::Reg(Lanes::affine(1, 32));
-        assert_eq!(form(widen(tid, 32, 64, true)), Some(Lanes::affine(1, 32)));
+        assert_eq!(
+            form(widen(tid, 32, 64, true, 32)),
+            Some(Lanes::affine(1, 32))
+        );
         // Scaling scales the alignment too: still one aligned interval.
         let scaled = Opnd::Reg(mul_const(tid.lanes(32), 4, 32));
         assert_eq!(
-            form(widen(scaled, 32, 64, true)),
+            form(widen(scaled, 32, 64, true, 32)),
             Some(Lanes::affine(4, 128))
         );
         // Stride 4 over 32 lanes spans 128: lane 0 at a multiple of 32
         // may straddle 2^31, so the value may jump by -2^32.
         let wide = Opnd::Reg(Lanes::affine(4, 32));
-        let w = form(widen(wide, 32, 64, true)).unwrap();
+        let w = form(widen(wide, 32, 64, true, 32)).unwrap();
         assert_eq!((w.stride, w.jump), (4, -(1i64 << 32)));
-        let h = form(widen(Opnd::Reg(Lanes::affine(1, 1)), 16, 32, false)).unwrap();
+        let h = form(widen(Opnd::Reg(Lanes::affine(1, 1)), 16, 32, false, 32)).unwrap();
         assert_eq!((h.stride, h.jump), (1, -(1i64 << 16)));
         // Falling values (`n - 1 - i`) may pass below the bottom of the
         // range going down: a jump of +2^32.
-        let down = form(widen(Opnd::Reg(Lanes::affine(-1, 1 << 20)), 32, 64, true)).unwrap();
+        let down = form(widen(
+            Opnd::Reg(Lanes::affine(-1, 1 << 20)),
+            32,
+            64,
+            true,
+            32,
+        ))
+        .unwrap();
         assert_eq!((down.stride, down.jump), (-1, 1i64 << 32));
         // Jumps of jumps make no form.
-        assert!(widen(Opnd::Reg(h), 32, 64, true).is_none());
+        assert!(widen(Opnd::Reg(h), 32, 64, true, 32).is_none());
         // Strides so large that 32 lanes may cross twice.
-        assert!(widen(Opnd::Reg(Lanes::affine(1 << 27, 1)), 32, 64, true).is_none());
+        assert!(widen(Opnd::Reg(Lanes::affine(1 << 27, 1)), 32, 64, true, 32).is_none());
+        // A 16-lane warp of a 16-wide row (`%tid.x` plus a multiple of
+        // 16): its lanes share one aligned block of 16, so none jumps;
+        // the same form over 32 lanes may straddle the jump point.
+        let row = Opnd::Reg(Lanes::affine(1, 16));
+        assert_eq!(
+            form(widen(row, 32, 64, true, 16)),
+            Some(Lanes::affine(1, 16))
+        );
+        let w = form(widen(row, 32, 64, true, 32)).unwrap();
+        assert_eq!((w.stride, w.jump), (1, -(1i64 << 32)));
     }
 
     /// `t & (s - 1)` of a warp-aligned thread index below 512.
@@ -1320,7 +1347,7 @@ mod tests {
             let d = add(two_t, neg(y, 32), 32).unwrap();
             assert_eq!(difference_max(two_t, y, d, 32), 1022, "s = {s}");
             // ...so it widens with no jump.
-            let w = form(widen(Opnd::Reg(Lanes { max: 1022, ..d }), 32, 64, true)).unwrap();
+            let w = form(widen(Opnd::Reg(Lanes { max: 1022, ..d }), 32, 64, true, 32)).unwrap();
             assert_eq!(
                 (w.jump, w.stride, w.extra, w.width),
                 (0, 1, s as i64, s as u32)
@@ -1355,7 +1382,7 @@ mod tests {
             align: 1,
             max: UNBOUNDED,
         };
-        let t = at_width(Opnd::Reg(j), 64, 32).unwrap().lanes(32);
+        let t = at_width(Opnd::Reg(j), 64, 32, 32).unwrap().lanes(32);
         assert_eq!(t, Lanes::affine(4, 1));
         assert!(add(j, j, 64).is_none());
     }

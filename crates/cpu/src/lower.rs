@@ -216,7 +216,7 @@ pub(crate) fn affine_host_addr<const W: u32>(
                 }
                 // Read zero-extended: exact when the lanes' values do not
                 // straddle 2^32 (as for `lanes` widening).
-                32 if l.jump == 0 && l.within(l.align.min(1 << 31)) => {
+                32 if l.jump == 0 && l.within(l.align.min(1 << 31), W) => {
                     (g.def(&format!("zext i32 {v} to i64")), l, None)
                 }
                 _ => return None,

@@ -36,8 +36,12 @@ fn widened<T: Into<u64>>(v: Vec<T>) -> Vec<u64> {
 #[test]
 fn widening_is_exact_where_lanes_straddle_2_pow_31_and_2_pow_32() {
     let n = 128u32;
-    for base in [0x7fff_fff0u32, 0xffff_fff0, 0x7fff_ffe1, 5] {
+    // 0x7fff_fff0 straddles 2^31 at lane 16 of a 32-lane warp: 16- and
+    // 8-lane warps each stay on one side; 0x7fff_fff8 at lane 8.
+    let bases = [0x7fff_fff0u32, 0xffff_fff0, 0x7fff_ffe1, 0x7fff_fff8, 5];
+    for (base, width) in bases.into_iter().flat_map(|b| [8, 16, 32].map(|w| (b, w))) {
         for (backend, dev) in devices() {
+            let dev = dev.with_warp_width(Some(width));
             let m = module(&dev);
             let (s, z) = (
                 dev.buffer_zeroed(n as usize * 8).unwrap(),
@@ -55,8 +59,35 @@ fn widening_is_exact_where_lanes_straddle_2_pow_31_and_2_pow_32() {
                 .map(|i| i64::from(i.wrapping_add(base) as i32) as u64)
                 .collect();
             let want_z: Vec<u64> = (0..n).map(|i| u64::from(i.wrapping_add(base))).collect();
-            assert_eq!(u64s(&s), want_s, "{backend:?} base {base:#x} (sign)");
-            assert_eq!(u64s(&z), want_z, "{backend:?} base {base:#x} (zero)");
+            let at = format!("{backend:?} base {base:#x}, {width} lanes");
+            assert_eq!(u64s(&s), want_s, "{at} (sign)");
+            assert_eq!(u64s(&z), want_z, "{at} (zero)");
+        }
+    }
+}
+
+#[test]
+fn widening_is_exact_for_warps_narrower_than_the_straddle() {
+    let n = 64u32;
+    for width in [8, 16, 32] {
+        for (backend, dev) in devices() {
+            let dev = dev.with_warp_width(Some(width));
+            let m = module(&dev);
+            let (s, z) = (
+                dev.buffer_zeroed(n as usize * 8).unwrap(),
+                dev.buffer_zeroed(n as usize * 8).unwrap(),
+            );
+            kernel(&m, "widen_const", backend, [n, 1, 1])
+                .launch([1, 1, 1], [n, 1, 1], 0, &[Arg::Buffer(&s), Arg::Buffer(&z)])
+                .unwrap();
+            let want_s: Vec<u64> = (0..n)
+                .map(|i| i64::from(i.wrapping_add(0x7fff_fff0) as i32) as u64)
+                .collect();
+            let want_z: Vec<u64> = (0..n)
+                .map(|i| u64::from(i.wrapping_add(0xffff_fff0)))
+                .collect();
+            assert_eq!(u64s(&s), want_s, "{backend:?}, {width} lanes (sign)");
+            assert_eq!(u64s(&z), want_z, "{backend:?}, {width} lanes (zero)");
         }
     }
 }
