@@ -169,6 +169,13 @@ pub struct Emitted {
 pub(crate) static UNBLENDED: std::sync::atomic::AtomicUsize =
     std::sync::atomic::AtomicUsize::new(0);
 
+thread_local! {
+    /// Registers kept as one scalar per block row (see `Gen::rows`) by
+    /// compilations on this thread: for tests that a kernel takes this
+    /// path.
+    pub(crate) static ROW_REGS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) m: &'a Module,
     pub(crate) p: &'a Prepared,
@@ -189,6 +196,11 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// are not (`a[row * k + tx]` with `k` a parameter). Empty otherwise.
     pub(crate) row_lanes: Vec<Option<Lanes>>,
     pub(crate) row_width: u32,
+    /// Registers kept as one scalar per block row, its first lane's value
+    /// (`<W / row_width x i{bits}>`): those with no form of their own but
+    /// an exact one in every row (see `lanes::row_forms`), such as
+    /// `row * k + tx` with `k` a parameter. Empty when rows do not apply.
+    pub(crate) rows: Vec<Option<Lanes>>,
     /// Where each jump-form register's jump lane comes from.
     jumps: Vec<Option<JumpFrom>>,
     /// Per block: every live lane runs it together (see `lanes`).
@@ -734,6 +746,23 @@ impl<'a, const W: u32> Gen<'a, W> {
         self.lanes[i].is_some()
     }
 
+    /// Register `i`'s form in each block row, when it is kept as one
+    /// scalar per row (see `rows`).
+    pub(crate) fn row_reg(&self, i: usize) -> Option<Lanes> {
+        self.rows.get(i).copied().flatten()
+    }
+
+    /// Whether register `i` is kept as less than a vector: one scalar, or
+    /// one per row.
+    pub(crate) fn compact(&self, i: usize) -> bool {
+        self.scalar(i) || self.row_reg(i).is_some()
+    }
+
+    /// The type of a row register of `bits` bits: one element per row.
+    fn row_ty(&self, bits: u32) -> String {
+        format!("<{} x i{bits}>", W / self.row_width)
+    }
+
     pub(crate) fn is_uniform(&self, i: usize) -> bool {
         self.lanes[i].is_some_and(|l| l.is_uniform())
     }
@@ -863,6 +892,10 @@ impl<'a, const W: u32> Gen<'a, W> {
 
     /// (type in the saved state, type of the register's alloca).
     pub(crate) fn saved_types(&self, i: usize, bits: u32) -> (String, String) {
+        if self.row_reg(i).is_some() {
+            let t = self.row_ty(bits);
+            return (t.clone(), t);
+        }
         match (self.scalar(i), bits) {
             (true, 1) => ("i8".into(), "i1".into()),
             (true, b) => (format!("i{b}"), format!("i{b}")),
@@ -1151,6 +1184,8 @@ impl<'a, const W: u32> Gen<'a, W> {
                         ));
                         self.def(&format!("add {} {v}, {j}", vt::<W>(rb)))
                     }
+                } else if let Some(l) = self.row_reg(r.0 as usize) {
+                    self.row_vector(r.0 as usize, rb, l)
                 } else {
                     self.load_vreg(r.0 as usize, rb)
                 };
@@ -1172,6 +1207,37 @@ impl<'a, const W: u32> Gen<'a, W> {
                 sc::<W>(bits, masked)
             }
         }
+    }
+
+    /// Row register `i`'s lanes (`<W x i{rb}>`): each row's first value
+    /// in all of the row's lanes, plus the lane's offset in the row.
+    fn row_vector(&mut self, i: usize, rb: u32, l: Lanes) -> String {
+        let t = self.row_ty(rb);
+        let firsts = self.def(&format!("load {t}, {t}* %r{i}"));
+        let w = self.row_width;
+        let pick = (0..W)
+            .map(|lane| format!("i32 {}", lane / w))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let v = self.def(&format!(
+            "shufflevector {t} {firsts}, {t} undef, <{W} x i32> <{pick}>"
+        ));
+        if l.stride == 0 {
+            return v;
+        }
+        let steps = (0..W)
+            .map(|lane| {
+                let o = i64::from(lane % w).wrapping_mul(l.stride);
+                let o = if rb >= 64 {
+                    o as u64
+                } else {
+                    (o as u64) & ((1u64 << rb) - 1)
+                };
+                format!("i{rb} {o}")
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        self.def(&format!("add {} {v}, <{steps}>", vt::<W>(rb)))
     }
 
     /// Each lane's lowest bit of `x` (`<W x i{bits}>`), as a predicate.
@@ -1198,6 +1264,22 @@ impl<'a, const W: u32> Gen<'a, W> {
                 let k = self.jump_slot(r);
                 self.line(&format!("store i32 {k}, i32* %k{}", r.0));
             }
+            return;
+        }
+        if self.row_reg(r.0 as usize).is_some() {
+            // Likewise each row's first lane's value, whichever lanes run
+            // this (see `lanes::row_forms`).
+            let t = self.row_ty(rb);
+            let mut acc = "undef".to_string();
+            for row in 0..W / self.row_width {
+                let e = self.def(&format!(
+                    "extractelement {} {v}, i32 {}",
+                    vt::<W>(rb),
+                    row * self.row_width
+                ));
+                acc = self.def(&format!("insertelement {t} {acc}, i{rb} {e}, i32 {row}"));
+            }
+            self.line(&format!("store {t} {acc}, {t}* %r{}", r.0));
             return;
         }
         let dead = !self.live[r.0 as usize] || self.cur_convergent;
@@ -1858,6 +1940,12 @@ fn regs_in_state<const W: u32>(
     has_barriers || p.order.len() * saved > REGS_IN_STATE_ABOVE
 }
 
+/// Whether registers may be kept as one scalar per block row (see
+/// `Gen::rows`); `WARPFOLD_ROW_REGS=off` keeps them as vectors.
+fn rows_knob() -> bool {
+    std::env::var("WARPFOLD_ROW_REGS").map_or(true, |v| v != "off")
+}
+
 /// Generate the warp function for `p` (kernel `kernel` of `m`).
 pub fn emit<const W: u32>(
     m: &Module,
@@ -1873,8 +1961,41 @@ pub fn emit<const W: u32>(
     let liveness = crate::uniform::liveness(p);
     let plain = crate::uniform::plain_blocks(&p.func);
     let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, W, &liveness);
-    let (reg_offsets, jump_offsets, mut off) =
-        state_layout::<W>(&reg_bits, &forms.forms, &liveness.anywhere);
+    let float_reg = crate::uniform::lazily_canonical_floats(p);
+    let row_width = shape[0];
+    let rows_apply = W > row_width
+        && (8..=16).contains(&row_width)
+        && row_width.is_power_of_two()
+        && crate::width::needs_full_warps(p).is_none();
+    let rows: Vec<Option<Lanes>> = if rows_apply && rows_knob() {
+        let exact = crate::lanes::row_forms(
+            m,
+            p,
+            (shape, grid_fits, row_width),
+            &liveness,
+            &forms.convergent,
+        );
+        exact
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| {
+                // Predicates stay masks; floats whose NaNs are made
+                // canonical where read keep their vectors.
+                l.filter(|_| forms.forms[i].is_none() && reg_bits[i] > 1)
+                    .filter(|_| float_reg[i].is_none())
+            })
+            .collect()
+    } else {
+        vec![None; reg_bits.len()]
+    };
+    ROW_REGS.with(|c| c.set(c.get() + rows.iter().flatten().count()));
+    let (reg_offsets, jump_offsets, mut off) = state_layout::<W>(
+        &reg_bits,
+        &forms.forms,
+        &rows,
+        W / row_width.max(1),
+        &liveness.anywhere,
+    );
     let in_loop = blocks_in_loops(p);
     let grid_stride = crate::grid_stride::grid_stride_blocks(p, &in_loop);
     let one_stream = cta_stream(p, &in_loop, features);
@@ -1896,13 +2017,7 @@ pub fn emit<const W: u32>(
         off = off.div_ceil(128) * 128;
     }
     let state_bytes = off;
-    let float_reg = crate::uniform::lazily_canonical_floats(p);
-    let row_width = shape[0];
-    let row_lanes = if W > row_width
-        && (8..=16).contains(&row_width)
-        && row_width.is_power_of_two()
-        && crate::width::needs_full_warps(p).is_none()
-    {
+    let row_lanes = if rows_apply {
         crate::lanes::forms_with_unplaced_jumps(m, p, shape, grid_fits, row_width, &liveness)
     } else {
         Vec::new()
@@ -1918,6 +2033,7 @@ pub fn emit<const W: u32>(
         lanes: forms.forms,
         row_lanes,
         row_width,
+        rows,
         jumps: forms.jumps,
         convergent: forms.convergent,
         cur_convergent: false,
@@ -1977,7 +2093,7 @@ pub fn emit<const W: u32>(
     // constants: recomputing them is free and keeps them out of the state.
     let recompute_all = unroll_planned::<W>(p, shape);
     let mut needed: Vec<bool> = (0..remat.len())
-        .map(|i| recompute_all || !g.scalar(i))
+        .map(|i| recompute_all || !g.compact(i))
         .collect();
     let mut kept = Vec::new();
     for inst in remat_insts.into_iter().rev() {
@@ -2437,6 +2553,8 @@ fn warp_function<const W: u32>(
             if g.has_jump(i) {
                 g.line(&format!("%k{i} = alloca i32"));
             }
+        } else if g.row_reg(i).is_some() {
+            g.line(&format!("%r{i} = alloca {}", g.row_ty(*b)));
         } else {
             g.line(&format!("%r{i} = alloca {}", vt::<W>(*b)));
         }
@@ -2535,6 +2653,9 @@ fn fresh_prologue<const W: u32>(g: &mut Gen<W>, ctx: &WarpCtx, r: &Region) {
         }
         if g.scalar(i) {
             g.line(&format!("store i{b} 0, i{b}* %r{i}"));
+        } else if g.row_reg(i).is_some() {
+            let t = g.row_ty(*b);
+            g.line(&format!("store {t} zeroinitializer, {t}* %r{i}"));
         } else {
             g.line(&format!(
                 "store {} zeroinitializer, {}* %r{i}",
@@ -2612,6 +2733,9 @@ fn general_prologue<const W: u32>(
             }
             if g.scalar(i) {
                 g.line(&format!("store i{b} 0, i{b}* %r{i}"));
+            } else if g.row_reg(i).is_some() {
+                let t = g.row_ty(*b);
+                g.line(&format!("store {t} zeroinitializer, {t}* %r{i}"));
             } else {
                 g.line(&format!(
                     "store {} zeroinitializer, {}* %r{i}",
@@ -3426,6 +3550,8 @@ fn only_barrier(p: &Prepared, inside: &[bool]) -> Option<u32> {
 fn state_layout<const W: u32>(
     reg_bits: &[u32],
     forms: &[Option<crate::lanes::Lanes>],
+    rows: &[Option<crate::lanes::Lanes>],
+    row_count: u32,
     live: &[bool],
 ) -> (Vec<usize>, Vec<usize>, usize) {
     let n = reg_bits.len();
@@ -3450,8 +3576,15 @@ fn state_layout<const W: u32>(
             }
         }
     }
+    // Row registers: one scalar per row, together.
+    for i in (0..n).filter(|&i| live[i] && forms[i].is_none() && rows[i].is_some()) {
+        let bytes = (reg_bits[i] as usize / 8) * row_count as usize;
+        off = off.next_multiple_of(bytes.min(16));
+        offsets[i] = Some(off);
+        off += bytes;
+    }
     off = off.next_multiple_of(128);
-    for i in (0..n).filter(|&i| live[i] && forms[i].is_none()) {
+    for i in (0..n).filter(|&i| live[i] && forms[i].is_none() && rows[i].is_none()) {
         offsets[i] = Some(off);
         off += vector_bytes(reg_bits[i]);
         off = off.next_multiple_of(128);
@@ -4805,7 +4938,8 @@ mod tests {
             true, true, true, true, true, false, true, true, true, true, false, false, true, true,
         ];
         fn check<const W: u32>(bits: &[u32], forms: &[Option<Lanes>], live: &[bool]) {
-            let (offsets, jumps, end) = state_layout::<W>(bits, forms, live);
+            let no_rows = vec![None; bits.len()];
+            let (offsets, jumps, end) = state_layout::<W>(bits, forms, &no_rows, 2, live);
             // Each slot as a byte range [start, end), and whether it is kept.
             let mut ranges = Vec::new();
             for (i, (&b, f)) in bits.iter().zip(forms).enumerate() {

@@ -333,6 +333,36 @@ impl Indexed {
         })
     }
 
+    /// Each block row's first index (`i32`s) and whether every row's
+    /// indices then count up from it with no wrap, when the indices come
+    /// from a register kept as one scalar per row, consecutive in each
+    /// row (see `Gen::rows`): `a[row * k + tx]` with `k` a parameter, in a
+    /// 16 x 16 block. The test is one scalar comparison a row.
+    pub(crate) fn row_firsts<const W: u32>(&self, g: &mut Gen<W>) -> Option<(Vec<String>, String)> {
+        let l = g.row_reg(self.source.0 as usize)?;
+        if l.stride != 1 || g.reg_bits[self.source.0 as usize] != 32 {
+            return None;
+        }
+        let w = g.row_width;
+        let t = format!("<{} x i32>", W / w);
+        let firsts = g.def(&format!("load {t}, {t}* %r{}", self.source.0));
+        // (The unsigned bound written as the i32 of its bits.)
+        let (pred, top) = if self.signed {
+            ("sle", i32::MAX - (w as i32 - 1))
+        } else {
+            ("ule", (u32::MAX - (w - 1)) as i32)
+        };
+        let mut room = "true".to_string();
+        let mut out = Vec::new();
+        for row in 0..W / w {
+            let i = g.def(&format!("extractelement {t} {firsts}, i32 {row}"));
+            let fits = g.def(&format!("icmp {pred} i32 {i}, {top}"));
+            room = g.def(&format!("and i1 {room}, {fits}"));
+            out.push(i);
+        }
+        Some((out, room))
+    }
+
     /// The lanes' indices (`<W x i32>`).
     pub(crate) fn indices(&self) -> &str {
         &self.idx

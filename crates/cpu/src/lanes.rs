@@ -370,7 +370,7 @@ pub fn lane_forms(
     warp: u32,
     liveness: &Liveness,
 ) -> LaneForms {
-    analyse(m, p, (shape, grid_fits, warp), liveness, true)
+    analyse(m, p, (shape, grid_fits, warp), liveness, true, None)
 }
 
 /// `lane_forms`' forms where the lane of a jump need not be known, only
@@ -386,7 +386,37 @@ pub fn forms_with_unplaced_jumps(
     warp: u32,
     liveness: &Liveness,
 ) -> Vec<Option<Lanes>> {
-    analyse(m, p, (shape, grid_fits, warp), liveness, false).forms
+    analyse(m, p, (shape, grid_fits, warp), liveness, false, None).forms
+}
+
+/// Per register: its form in each block row of `row_width` lanes of a
+/// wider warp (rows of a 16 x 16 block: two in a 32-lane warp), exact in
+/// every row, so that row `r`'s value is its first lane's plus the lane's
+/// offset in the row, with no jump; `None` otherwise. Registers written in
+/// several places qualify only when every write is in a block of
+/// `convergent` (the whole warp's, see `LaneForms::convergent`): a write
+/// by one row's lanes alone would leave the other rows' firsts stale.
+/// Lane ids and warp collectives must not occur (a row is not a warp).
+pub fn row_forms(
+    m: &Module,
+    p: &Prepared,
+    (shape, grid_fits, row_width): (Shape, bool, u32),
+    liveness: &Liveness,
+    convergent: &[bool],
+) -> Vec<Option<Lanes>> {
+    let forms = analyse(
+        m,
+        p,
+        (shape, grid_fits, row_width),
+        liveness,
+        true,
+        Some(convergent),
+    )
+    .forms;
+    forms
+        .into_iter()
+        .map(|l| l.filter(|l| l.jump == 0 && l.extra == 0))
+        .collect()
 }
 
 fn analyse(
@@ -395,6 +425,7 @@ fn analyse(
     (shape, grid_fits, warp): (Shape, bool, u32),
     liveness: &Liveness,
     place_jumps: bool,
+    fixed_convergent: Option<&[bool]>,
 ) -> LaneForms {
     let at_entry = &liveness.at_entry;
     let f = &p.func;
@@ -474,7 +505,10 @@ fn analyse(
         Lat::Bottom => false,
     };
     let convergent = loop {
-        let conv = cfg.convergent(f, p, &parks, &|r: Reg| uniform_in(&lat, r));
+        let conv = match fixed_convergent {
+            Some(c) => c.to_vec(),
+            None => cfg.convergent(f, p, &parks, &|r: Reg| uniform_in(&lat, r)),
+        };
         let mut changed = false;
         for r in 0..n {
             if lat[r] == Lat::Bottom {

@@ -200,6 +200,13 @@ pub fn shared_writes_dropped() -> usize {
     shared_regs::DROPPED.with(|c| c.get())
 }
 
+/// Registers that compilations on this thread kept as one scalar per
+/// block row instead of a vector (rows of 16 x 16 blocks, say: see
+/// `emit`'s `Gen::rows`): for tests that a kernel takes that path.
+pub fn row_registers() -> usize {
+    emit::ROW_REGS.with(|c| c.get())
+}
+
 /// Loops of kernels compiled on this thread whose CTAs' warps take turns
 /// trip by trip (see `lockstep`): for tests that a kernel takes that path.
 pub fn loops_in_step() -> usize {

@@ -626,6 +626,44 @@ fn load_broadcast<const W: u32>(g: &mut Gen<W>, h0: &str, bits: u32, exec: &str)
     g.splat(&format!("i{bits}"), &x)
 }
 
+/// Elements at the addresses `ix` gives, whose indices are consecutive
+/// in each block row from the row's first (`firsts`, see
+/// `Indexed::row_firsts`): with every lane on and no row's index wrapping,
+/// one plain load a row from its first element, with no address formed
+/// for the other lanes (an SGEMM tile's rows of `b[(k0 + ty) * n + col]`);
+/// else as `load_indexed`.
+fn load_row_indexed<const W: u32>(
+    g: &mut Gen<W>,
+    ix: &Indexed,
+    (firsts, room): (Vec<String>, String),
+    space: Space,
+    bits: u32,
+    exec: &str,
+) -> String {
+    let (w, size) = (g.row_width, bits / 8);
+    let eb = g.bits_of_mask(exec);
+    let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
+    let fast = g.def(&format!("and i1 {full}, {room}"));
+    let t = format!("<{w} x i{bits}>");
+    g.if_else(
+        "rowix",
+        &fast,
+        &vt::<W>(bits),
+        |g| {
+            let parts: Vec<String> = firsts
+                .iter()
+                .map(|i| {
+                    let a = ix.address_of(g, i);
+                    let p = g.def(&format!("inttoptr i64 {a} to {t}*"));
+                    g.def(&format!("load {t}, {t}* {p}, align {size}"))
+                })
+                .collect();
+            join_rows(g, parts, w, bits)
+        },
+        |g| load_indexed(g, ix, space, bits, exec),
+    )
+}
+
 /// Elements at the addresses `ix` gives, 32 bits or wider: one vector
 /// load when they are consecutive, else as `load_elems`.
 fn load_indexed<const W: u32>(
@@ -1216,6 +1254,15 @@ fn load<const W: u32>(
 ) -> R {
     let bits = ty.bits();
     let rows = rows_consecutive(g, addr, space, bits, dsts.len());
+    if let ([Some(d)], true) = (dsts, rows && bits >= 32) {
+        if let Some(ix) = indexed(g, addr, space, bits / 8) {
+            if let Some(firsts) = ix.row_firsts(g) {
+                let v = load_row_indexed(g, &ix, firsts, space, bits, exec);
+                g.set(*d, &v, bits, ty.is_signed(), exec);
+                return Ok(());
+            }
+        }
+    }
     let per_lane = if rows { row_elems } else { load_elems };
     let Some((h0, l, k)) = affine_host_addr(g, addr, space) else {
         if let ([Some(d)], true) = (dsts, bits >= 32 && !rows) {

@@ -93,6 +93,40 @@ fn widening_is_exact_for_warps_narrower_than_the_straddle() {
 }
 
 #[test]
+fn a_register_only_some_block_rows_write_again_keeps_each_rows_value() {
+    let pitch = 40u32;
+    let input: Vec<f32> = (0..8 * pitch).map(|i| i as f32).collect();
+    for block in [[16u32, 4, 1], [8, 8, 1], [16, 2, 1]] {
+        let (w, h) = (block[0], block[1]);
+        let want: Vec<f32> = (0..w * h)
+            .map(|t| {
+                let (ty, tx) = (t / w, t % w);
+                input[(if ty % 2 == 1 { ty * pitch + tx } else { tx }) as usize]
+            })
+            .collect();
+        for (backend, dev) in devices() {
+            let dev = dev.with_warp_width(Some(32));
+            let m = module(&dev);
+            let out = dev.buffer_zeroed((w * h) as usize * 4).unwrap();
+            let inp = dev.buffer_from(&input).unwrap();
+            kernel(&m, "rows_apart", backend, block)
+                .launch(
+                    [1, 1, 1],
+                    block,
+                    0,
+                    &[Arg::Buffer(&out), Arg::Buffer(&inp), Arg::U32(pitch)],
+                )
+                .unwrap();
+            assert_eq!(
+                out.to_vec::<f32>().unwrap(),
+                want,
+                "{backend:?}, block {block:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn indices_agree_in_every_block_shape() {
     let (w, h) = (100u32, 24u32);
     let input: Vec<u32> = (0..w * h).map(|i| i.wrapping_mul(2654435761)).collect();

@@ -29,13 +29,18 @@ const NREG: usize = 6;
 /// where the register is affine in the lane (as every one starts) the mask
 /// makes the index wrap inside the warp, which the compiled loads handle
 /// apart (the lanes past the jump); as a 32-bit unsigned index, a signed
-/// one around the input's middle, or a 64-bit one; with a small offset or
+/// one around the input's middle, or a 64-bit one; or at `%rw`, the
+/// thread's block row times a pitch made from the grid's size plus its
+/// column (inside the input in every layout here); with a small offset or
 /// none.
 fn global_load(rng: &mut Rng, out: &mut String) {
     let r = |rng: &mut Rng| format!("%r{}", rng.pick(NREG));
     let f = |rng: &mut Rng| format!("%f{}", rng.pick(NREG));
     let a = r(rng);
-    out.push_str(&match rng.pick(3) {
+    out.push_str(&match rng.pick(4) {
+        // the thread's row times a pitch only known at run time, plus its
+        // column (%rw): each block row of a warp reads consecutive words
+        3 => "  mul.wide.u32 %tx, %rw, 4;\n  add.s64 %tl, %in, %tx;\n".to_string(),
         0 => format!("  and.b32 %ra, {a}, 1023;\n  mul.wide.u32 %tx, %ra, 4;\n  add.s64 %tl, %in, %tx;\n"),
         1 => format!("  and.b32 %ra, {a}, 1023;\n  sub.s32 %ra, %ra, 512;\n  mul.wide.s32 %tx, %ra, 4;\n  add.s64 %tl, %inmid, %tx;\n"),
         _ => format!("  cvt.u64.u32 %tx, {a};\n  and.b64 %tx, %tx, 1023;\n  shl.b64 %tx, %tx, 2;\n  add.s64 %tl, %in, %tx;\n"),
@@ -613,10 +618,14 @@ fn stmt(
                 "%ctaid.x",
                 "%nctaid.x",
             ][rng.pick(6)];
+            // (%rn: a value the same for every thread that the compiled
+            // code does not know, from the grid's size, as a row pitch
+            // passed in: `%tid.y * %rn` differs between the block rows of
+            // a warp by a run-time amount)
             let d = r(rng);
             out.push_str(&format!(
                 "  mov.u32 %rb, {sreg};\n  mad.lo.u32 {d}, %rb, {}, {};\n",
-                [1, 3, 977][rng.pick(3)],
+                ["1", "3", "977", "%rn"][rng.pick(4)],
                 r(rng)
             ));
         }
@@ -700,6 +709,8 @@ struct Layout {
     block: [u32; 2],
     shared: bool,
     workers: Option<usize>,
+    /// Lanes of the compiled backend's warps (automatic: `None`).
+    width: Option<u32>,
 }
 
 impl Layout {
@@ -727,6 +738,7 @@ const SMALL: Layout = Layout {
     block: [64, 1],
     shared: true,
     workers: None,
+    width: None,
 };
 
 fn kernel(seed: u64, plain: bool, layout: Layout) -> String {
@@ -778,10 +790,10 @@ fn kernel(seed: u64, plain: bool, layout: Layout) -> String {
     // number ctaid * warps + r9 / 32.
     format!(
         ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po, .param .u64 pin, .param .u64 pscr, .param .u64 pcnt)\n{{\n\
-  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .pred %pc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .b32 %rv<256>;\n  .reg .pred %pv<256>;\n  .reg .f32 %fv<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .f64 %dd<3>;\n  .reg .b16 %hh<3>;\n  .reg .b64 %q<3>;\n  .local .align 8 .b8 lbuf[40];\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk, %rg;\n{shared}\
+  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .pred %pc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .b32 %rv<256>;\n  .reg .pred %pv<256>;\n  .reg .f32 %fv<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .f64 %dd<3>;\n  .reg .b16 %hh<3>;\n  .reg .b64 %q<3>;\n  .local .align 8 .b8 lbuf[40];\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk, %rg, %rn, %rw, %ry;\n{shared}\
   mov.u32 %r9, %tid.x;\n  mov.u32 %ra, %tid.y;\n  mov.u32 %rb, %ntid.x;\n  mad.lo.u32 %r9, %ra, %rb, %r9;\n  mov.u32 %ra, %ctaid.x;\n  mad.lo.u32 %rg, %ra, {threads}, %r9;\n  setp.ne.u32 %p0, %r9, 5;\n\
   mov.u32 %rb, 0;\n  st.local.v2.u32 [lbuf], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+8], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+16], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+24], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+32], {{%rb, %rb}};\n\
-  ld.param.u64 %cnt, [pcnt];\n  ld.param.u64 %in, [pin];\n  add.s64 %in, %in, {IN_PAD};\n  add.s64 %inmid, %in, 2048;\n  ld.param.u64 %scr, [pscr];\n  mul.lo.u32 %ra, %ra, {warps};\n  shr.u32 %rb, %r9, 5;\n  add.u32 %ra, %ra, %rb;\n  mul.wide.u32 %t64, %ra, {SCRATCH_WARP};\n  add.s64 %scr, %scr, %t64;\n  add.s64 %scr, %scr, {SCRATCH_PAD};\n  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %rg, {};\n  add.s64 %out, %out, %t64;\n\
+  ld.param.u64 %cnt, [pcnt];\n  ld.param.u64 %in, [pin];\n  add.s64 %in, %in, {IN_PAD};\n  add.s64 %inmid, %in, 2048;\n  mov.u32 %rn, %nctaid.x;\n  mad.lo.u32 %rn, %rn, 23, 5;\n  mov.u32 %rw, %tid.x;\n  mov.u32 %ry, %tid.y;\n  mad.lo.u32 %rw, %ry, %rn, %rw;\n  ld.param.u64 %scr, [pscr];\n  mul.lo.u32 %ra, %ra, {warps};\n  shr.u32 %rb, %r9, 5;\n  add.u32 %ra, %ra, %rb;\n  mul.wide.u32 %t64, %ra, {SCRATCH_WARP};\n  add.s64 %scr, %scr, %t64;\n  add.s64 %scr, %scr, {SCRATCH_PAD};\n  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %rg, {};\n  add.s64 %out, %out, %t64;\n\
 {shared_addrs}{init}{body}{stores}  ret;\n}}\n",
         8 * NREG,
         threads = layout.threads(),
@@ -836,6 +848,7 @@ fn compare(first: u64, count: u64, plain: bool, layout: Layout) -> Outcome {
             if let Some(n) = layout.workers {
                 dev = dev.with_threads(n);
             }
+            dev = dev.with_warp_width(layout.width);
             let m = match dev.load_ptx(&src) {
                 Ok(m) => m,
                 Err(e) => panic!("seed {seed}: generated PTX does not load: {e}\n{src}"),
@@ -988,6 +1001,7 @@ fn random_kernels_in_wide_ctas_agree_between_backends() {
             block,
             shared: false,
             workers: Some(workers),
+            width: None,
         };
         let o = compare(first + i as u64 * share, share, true, layout);
         failures.extend(o.failures);
@@ -1004,6 +1018,48 @@ fn random_kernels_in_wide_ctas_agree_between_backends() {
         failures.is_empty(),
         "{} of {count} plain kernels in wide grids disagree:\n{}",
         failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Blocks whose rows are narrower than a 32-lane warp (16 x 4 and 8 x 8,
+/// a third as many kernels each), compiled with 32 lanes: a warp holds
+/// two or four block rows, and registers that differ between its rows by
+/// a run-time amount (`%tid.y * %rn`) are kept as one scalar per row (see
+/// the cpu crate's `emit`), which must change nothing.
+#[test]
+fn random_kernels_in_blocks_of_narrow_rows_agree_between_backends() {
+    let (first, count) = campaign();
+    let count = count.div_ceil(3);
+    let before = warpfold_cpu::row_registers();
+    let mut failures = Vec::new();
+    for (i, block) in [[16, 4], [8, 8]].into_iter().enumerate() {
+        let layout = Layout {
+            ctas: 2,
+            block,
+            shared: true,
+            workers: None,
+            width: Some(32),
+        };
+        failures.extend(compare(first + i as u64 * count, count, true, layout).failures);
+    }
+    let rows = warpfold_cpu::row_registers() - before;
+    eprintln!(
+        "{} kernels in blocks of narrow rows, {rows} registers kept per row",
+        2 * count
+    );
+    let off = std::env::var("WARPFOLD_ROW_REGS").is_ok_and(|v| v == "off");
+    if count >= 20 && rows == 0 && !off {
+        failures.push(format!(
+            "no register of {} kernels was kept per row",
+            2 * count
+        ));
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} kernels disagree:\n{}",
+        failures.len(),
+        2 * count,
         failures.join("\n")
     );
 }

@@ -237,3 +237,62 @@ fn shared_rows_with_some_rows_off_read_their_own_elements() {
         });
     }
 }
+
+#[test]
+fn rows_stepped_round_a_tile_loop_with_barriers_sum_their_own_tiles() {
+    let (pitch, steps) = (300usize, 12usize);
+    for block in [[16u32, 16, 1], [16, 3, 1], [8, 8, 1], [8, 4, 1]] {
+        let (w, h) = (block[0] as usize, block[1] as usize);
+        let rows = 4 * h;
+        // Small integers: every product and sum below is exact.
+        let a: Vec<f32> = (0..rows * pitch)
+            .map(|i| (i.wrapping_mul(2_654_435_761) % 97) as f32)
+            .collect();
+        let want: Vec<f32> = (0..rows * w)
+            .map(|t| {
+                let r = t / w;
+                let ty = r % h;
+                let mut s = 0.0f32;
+                for i in 0..steps {
+                    for j in 0..w {
+                        let idx = r * pitch + j + i * w;
+                        let odd = if ty % 2 == 1 {
+                            r * pitch + (w - 1 - j)
+                        } else {
+                            j
+                        };
+                        s += (a[idx] + 0.5 * a[odd + i]) * (j + 1) as f32;
+                    }
+                }
+                s
+            })
+            .collect();
+        for (backend, width) in RUNS {
+            let before = warpfold_cpu::row_registers();
+            let (dev, k) = row_kernel(backend, width, "tile_loop", block);
+            let din = dev.buffer_from(&a).unwrap();
+            let out = dev.buffer_zeroed(rows * w * 4).unwrap();
+            k.launch(
+                [1, 4, 1],
+                block,
+                0,
+                &[
+                    Arg::Buffer(&din),
+                    Arg::Buffer(&out),
+                    Arg::I32(pitch as i32),
+                    Arg::I32(steps as i32),
+                ],
+            )
+            .unwrap();
+            let got = out.to_vec::<f32>().unwrap();
+            let what = format!("{backend:?} width {width:?}, block {block:?}");
+            assert_eq!(got, want, "{what}");
+            // 32-lane warps of these rows keep `idx` as one scalar a row
+            // (`odd` stays a vector: only some rows write it again).
+            let kept = warpfold_cpu::row_registers() - before;
+            if k.warp_lanes_for(block, [1, 4, 1]) == Some(32) {
+                assert!(kept > 0, "{what}: no register kept per row");
+            }
+        }
+    }
+}

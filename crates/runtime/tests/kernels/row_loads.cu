@@ -65,3 +65,28 @@ extern "C" __global__ void shared_rows(const float* a, float* out)
     __syncthreads();
     if (tx < (ty % 3) * 6) out[ty * blockDim.x + tx] = t[ty][tx] * 3.0f + t[ty][0];
 }
+
+// A tiled loop in the style of SGEMM's: each trip stages a tile column of
+// `a` in shared memory through an index stepped round the loop (the block
+// row times a pitch known at run time, plus the column), then every thread
+// sums its row of the tile. `odd` is written again by the odd block rows
+// alone, so it is no longer one value plus the column in each row of a
+// warp (the values are small integers: every sum is exact).
+extern "C" __global__ void tile_loop(const float* a, float* out, int pitch, int steps)
+{
+    __shared__ float t[16][17];
+    int tx = threadIdx.x, ty = threadIdx.y, w = blockDim.x;
+    int r = blockIdx.y * blockDim.y + ty;
+    int idx = r * pitch + tx;
+    int odd = tx;
+    if (ty & 1) odd = r * pitch + (w - 1 - tx);
+    float s = 0.0f;
+    for (int i = 0; i < steps; i++) {
+        t[ty][tx] = a[idx] + 0.5f * a[odd + i];
+        __syncthreads();
+        for (int j = 0; j < w; j++) s += t[ty][j] * (j + 1);
+        __syncthreads();
+        idx += w;
+    }
+    out[r * w + tx] = s;
+}
