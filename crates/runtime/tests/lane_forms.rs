@@ -127,6 +127,107 @@ fn a_register_only_some_block_rows_write_again_keeps_each_rows_value() {
 }
 
 #[test]
+fn a_pointer_stepped_round_a_loop_reads_where_it_points() {
+    let input: Vec<f32> = (0..256).map(|i| i as f32).collect();
+    let n = 64u32;
+    for (k, trips) in [(7u32, 5u32), (1, 0), (3, 2)] {
+        let want: Vec<u32> = (0..n)
+            .flat_map(|t| {
+                let p0 = 64 + t as i64 - 8;
+                let mut s = 0.0f32;
+                for j in 0..i64::from(trips) {
+                    s += input[(p0 + j * i64::from(k)) as usize];
+                    s += input[(p0 + j * i64::from(k) + 1) as usize];
+                }
+                let end = p0 + i64::from(trips * k);
+                s += input[end as usize];
+                s += input[(end - 3) as usize];
+                [s.to_bits(), ((end - 3 - 64) * 4) as u32]
+            })
+            .collect();
+        for width in [8, 16, 32] {
+            for (backend, dev) in devices() {
+                let dev = dev.with_warp_width(Some(width));
+                let m = module(&dev);
+                let out = dev.buffer_zeroed(n as usize * 8).unwrap();
+                let inp = dev.buffer_from(&input).unwrap();
+                let before = warpfold_cpu::stepped_pointers();
+                kernel(&m, "stepped", backend, [n, 1, 1])
+                    .launch(
+                        [1, 1, 1],
+                        [n, 1, 1],
+                        0,
+                        &[
+                            Arg::Buffer(&out),
+                            Arg::Buffer(&inp),
+                            Arg::U32(k),
+                            Arg::U32(trips),
+                        ],
+                    )
+                    .unwrap();
+                let what = format!("{backend:?}, {width} lanes, k {k}, {trips} trips");
+                assert_eq!(u32s(&out), want, "{what}");
+                if backend == Backend::Cpu {
+                    assert!(
+                        warpfold_cpu::stepped_pointers() > before,
+                        "{what}: not rewritten"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_pointer_whose_start_index_changes_in_its_loop_stays_as_it_is() {
+    let input: Vec<f32> = (0..256).map(|i| i as f32).collect();
+    let (n, k, trips) = (64u32, 5u32, 4u32);
+    let want: Vec<u32> = (0..n)
+        .flat_map(|t| {
+            let p0 = 64 + t as i64 - 8;
+            let (mut s, mut i) = (0.0f32, t as i32 - 8);
+            for j in 0..i64::from(trips) {
+                s += input[(p0 + j * i64::from(k)) as usize];
+                i += 1;
+                s += i as f32;
+            }
+            let end = p0 + i64::from(trips * k);
+            s += input[end as usize];
+            [s.to_bits(), ((end - 64) * 4) as u32]
+        })
+        .collect();
+    for width in [8, 16, 32] {
+        for (backend, dev) in devices() {
+            let dev = dev.with_warp_width(Some(width));
+            let m = module(&dev);
+            let out = dev.buffer_zeroed(n as usize * 8).unwrap();
+            let inp = dev.buffer_from(&input).unwrap();
+            let before = warpfold_cpu::stepped_pointers();
+            kernel(&m, "stepped_moving_index", backend, [n, 1, 1])
+                .launch(
+                    [1, 1, 1],
+                    [n, 1, 1],
+                    0,
+                    &[
+                        Arg::Buffer(&out),
+                        Arg::Buffer(&inp),
+                        Arg::U32(k),
+                        Arg::U32(trips),
+                    ],
+                )
+                .unwrap();
+            let what = format!("{backend:?}, {width} lanes");
+            assert_eq!(u32s(&out), want, "{what}");
+            assert_eq!(
+                warpfold_cpu::stepped_pointers(),
+                before,
+                "{what}: rewritten"
+            );
+        }
+    }
+}
+
+#[test]
 fn indices_agree_in_every_block_shape() {
     let (w, h) = (100u32, 24u32);
     let input: Vec<u32> = (0..w * h).map(|i| i.wrapping_mul(2654435761)).collect();

@@ -351,6 +351,35 @@ fn stmt(
             // on its way back, see the cpu crate's `lockstep`)
             *labels += 1;
             let lh = *labels;
+            // A pointer of its own stepped round the loop, as NVRTC's
+            // strength reduction leaves `a[i + k * trip]` (the cpu crate's
+            // `pointer_steps` rewrites it): from the input at the row
+            // index %rw, the thread's index or a register below 512; in
+            // steps of a word, 16 words, a word back or as many words as
+            // the grid has CTAs (through a register). At most 3 trips stay
+            // inside the input.
+            let index = match rng.pick(3) {
+                0 => "%rw".to_string(),
+                1 => "%r9".to_string(),
+                _ => {
+                    out.push_str(&format!("  and.b32 %ra, {}, 511;\n", r(rng)));
+                    "%ra".to_string()
+                }
+            };
+            out.push_str(&format!(
+                "  mul.wide.u32 %tx, {index}, 4;\n  add.s64 %tp{lh}, %in, %tx;\n"
+            ));
+            let step = match rng.pick(4) {
+                0 => "4".to_string(),
+                1 => "64".to_string(),
+                2 => "-4".to_string(),
+                _ => {
+                    out.push_str(&format!(
+                        "  mov.u32 %rq{lh}, %nctaid.x;\n  mul.wide.u32 %tq{lh}, %rq{lh}, 4;\n"
+                    ));
+                    format!("%tq{lh}")
+                }
+            };
             // (a counter and a predicate of its own: one definition each
             // besides the counter's start)
             out.push_str(&format!(
@@ -360,9 +389,14 @@ fn stmt(
             for _ in 0..16 {
                 global_load(rng, out);
             }
+            out.push_str(&format!(
+                "  ld.global.u32 {}, [%tp{lh}+{}];\n",
+                r(rng),
+                [0, 4, 64][rng.pick(3)]
+            ));
             stmt(rng, out, depth + 1, labels, regions, plain);
             out.push_str(&format!(
-                "  sub.u32 %ru{lh}, %ru{lh}, 1;\n  setp.ne.u32 %pu{lh}, %ru{lh}, 0;\n  @%pu{lh} bra $L{lh};\n"
+                "  add.s64 %tp{lh}, %tp{lh}, {step};\n  sub.u32 %ru{lh}, %ru{lh}, 1;\n  setp.ne.u32 %pu{lh}, %ru{lh}, 0;\n  @%pu{lh} bra $L{lh};\n"
             ));
         }
         26 => {
@@ -790,7 +824,7 @@ fn kernel(seed: u64, plain: bool, layout: Layout) -> String {
     // number ctaid * warps + r9 / 32.
     format!(
         ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry rk(.param .u64 po, .param .u64 pin, .param .u64 pscr, .param .u64 pcnt)\n{{\n\
-  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .pred %pc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .b32 %rv<256>;\n  .reg .pred %pv<256>;\n  .reg .f32 %fv<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .f64 %dd<3>;\n  .reg .b16 %hh<3>;\n  .reg .b64 %q<3>;\n  .local .align 8 .b8 lbuf[40];\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk, %rg, %rn, %rw, %ry;\n{shared}\
+  .reg .b32 %r<10>;\n  .reg .b32 %rc<4>;\n  .reg .pred %pc<4>;\n  .reg .b32 %ru<256>;\n  .reg .pred %pu<256>;\n  .reg .b32 %rv<256>;\n  .reg .pred %pv<256>;\n  .reg .f32 %fv<256>;\n  .reg .f32 %f<6>;\n  .reg .pred %p<2>;\n  .reg .f64 %d0;\n  .reg .f64 %dd<3>;\n  .reg .b16 %hh<3>;\n  .reg .b64 %q<3>;\n  .local .align 8 .b8 lbuf[40];\n  .reg .b64 %tp<256>;\n  .reg .b64 %tq<256>;\n  .reg .b32 %rq<256>;\n  .reg .b64 %out, %t64, %sh, %shn, %shb, %shr, %ta, %tb, %tc, %tl, %ts, %tv, %tx, %in, %inmid, %scr, %cnt;\n  .reg .b32 %ra, %rb, %rk, %rg, %rn, %rw, %ry;\n{shared}\
   mov.u32 %r9, %tid.x;\n  mov.u32 %ra, %tid.y;\n  mov.u32 %rb, %ntid.x;\n  mad.lo.u32 %r9, %ra, %rb, %r9;\n  mov.u32 %ra, %ctaid.x;\n  mad.lo.u32 %rg, %ra, {threads}, %r9;\n  setp.ne.u32 %p0, %r9, 5;\n\
   mov.u32 %rb, 0;\n  st.local.v2.u32 [lbuf], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+8], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+16], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+24], {{%rb, %rb}};\n  st.local.v2.u32 [lbuf+32], {{%rb, %rb}};\n\
   ld.param.u64 %cnt, [pcnt];\n  ld.param.u64 %in, [pin];\n  add.s64 %in, %in, {IN_PAD};\n  add.s64 %inmid, %in, 2048;\n  mov.u32 %rn, %nctaid.x;\n  mad.lo.u32 %rn, %rn, 23, 5;\n  mov.u32 %rw, %tid.x;\n  mov.u32 %ry, %tid.y;\n  mad.lo.u32 %rw, %ry, %rn, %rw;\n  ld.param.u64 %scr, [pscr];\n  mul.lo.u32 %ra, %ra, {warps};\n  shr.u32 %rb, %r9, 5;\n  add.u32 %ra, %ra, %rb;\n  mul.wide.u32 %t64, %ra, {SCRATCH_WARP};\n  add.s64 %scr, %scr, %t64;\n  add.s64 %scr, %scr, {SCRATCH_PAD};\n  ld.param.u64 %out, [po];\n  mul.wide.u32 %t64, %rg, {};\n  add.s64 %out, %out, %t64;\n\
@@ -1032,6 +1066,7 @@ fn random_kernels_in_blocks_of_narrow_rows_agree_between_backends() {
     let (first, count) = campaign();
     let count = count.div_ceil(3);
     let before = warpfold_cpu::row_registers();
+    let stepped_before = warpfold_cpu::stepped_pointers();
     let mut failures = Vec::new();
     for (i, block) in [[16, 4], [8, 8]].into_iter().enumerate() {
         let layout = Layout {
@@ -1044,10 +1079,18 @@ fn random_kernels_in_blocks_of_narrow_rows_agree_between_backends() {
         failures.extend(compare(first + i as u64 * count, count, true, layout).failures);
     }
     let rows = warpfold_cpu::row_registers() - before;
+    let stepped = warpfold_cpu::stepped_pointers() - stepped_before;
     eprintln!(
-        "{} kernels in blocks of narrow rows, {rows} registers kept per row",
+        "{} kernels in blocks of narrow rows, {rows} registers kept per row, {stepped} stepped pointers made again at each use",
         2 * count
     );
+    let steps_off = std::env::var("WARPFOLD_POINTER_STEPS").is_ok_and(|v| v == "off");
+    if count >= 20 && stepped == 0 && !steps_off {
+        failures.push(format!(
+            "no stepped pointer of {} kernels was rewritten",
+            2 * count
+        ));
+    }
     let off = std::env::var("WARPFOLD_ROW_REGS").is_ok_and(|v| v == "off");
     if count >= 20 && rows == 0 && !off {
         failures.push(format!(
