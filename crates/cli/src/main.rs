@@ -123,6 +123,24 @@ struct InspectArgs {
     emit: String,
 }
 
+/// Standard output that its reader may close early (`warpfold run ... |
+/// head -1`): what nobody reads is dropped and the command still does its
+/// work (its output files), where `print!` would panic on the closed pipe.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// `out!` with a newline.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // Launching thread and workers each on a CPU of their own (see
@@ -320,7 +338,7 @@ fn run(a: RunArgs) -> Res<()> {
         }
     }
     let backend_name = used.name();
-    println!(
+    outln!(
         "{}: grid ({},{},{}) x block ({},{},{}) on {backend_name}: {} launch{}, median {median:.3} ms, min {min:.3} ms (load and compile {compile_ms:.1} ms{}{})",
         kernel.name(),
         grid[0],
@@ -346,7 +364,7 @@ fn run(a: RunArgs) -> Res<()> {
         let shown: Vec<String> = (0..n.min(8))
             .map(|k| arr.dtype.format(&arr.bytes, k))
             .collect();
-        println!(
+        outln!(
             "  arg{i} -> {} ({}{:?}): [{}{}]",
             path.display(),
             arr.dtype.name(),
@@ -386,7 +404,7 @@ fn run(a: RunArgs) -> Res<()> {
         } else {
             format!("{:.1}x slower", 1.0 / ratio.max(1e-9))
         };
-        println!(
+        outln!(
             "  interp: {ms:.3} ms for one launch; cpu is {speed}; outputs {}",
             if differ.is_empty() {
                 "identical".to_string()
@@ -409,7 +427,7 @@ fn run(a: RunArgs) -> Res<()> {
             "interp_ms": compare_ms,
             "outputs": outputs.iter().map(|(i, p, _)| serde_json::json!({"arg": i, "path": p.display().to_string()})).collect::<Vec<_>>(),
         });
-        println!("{out}");
+        outln!("{out}");
     }
     Ok(())
 }
@@ -423,7 +441,7 @@ fn bench(a: BenchArgs) -> Res<()> {
         openmp: true,
     };
     let report = warpfold_bench::run(&opts)?;
-    print!("{}", warpfold_bench::table(&report));
+    out!("{}", warpfold_bench::table(&report));
     if let Some(p) = a.json {
         let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         std::fs::write(&p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
@@ -433,20 +451,20 @@ fn bench(a: BenchArgs) -> Res<()> {
 
 fn inspect(a: InspectArgs) -> Res<()> {
     if a.emit == "ptx" {
-        print!("{}", ptx_text(&a.source)?);
+        out!("{}", ptx_text(&a.source)?);
         return Ok(());
     }
     let dev = Device::new();
     let (module, _) = load(&dev, &a.source)?;
     match a.emit.as_str() {
-        "ir" => print!("{}", warpfold::ir::print::print_module(module.ir())),
+        "ir" => out!("{}", warpfold::ir::print::print_module(module.ir())),
         "kernels" => {
             let ks = module.kernels();
             if ks.is_empty() {
-                println!("no kernels");
+                outln!("no kernels");
             }
             for k in ks {
-                println!("{}", warpfold::display_name(&k.name));
+                outln!("{}", warpfold::display_name(&k.name));
                 for (i, p) in k.params.iter().enumerate() {
                     let ty = match p.array {
                         Some(n) => format!(
@@ -461,7 +479,7 @@ fn inspect(a: InspectArgs) -> Res<()> {
                                 .unwrap_or_default()
                         ),
                     };
-                    println!("  {i}: {} {ty}", p.name);
+                    outln!("  {i}: {} {ty}", p.name);
                 }
             }
         }

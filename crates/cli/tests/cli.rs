@@ -228,6 +228,38 @@ fn inspect_lists_kernels_and_ir() {
 }
 
 #[test]
+fn output_into_a_reader_that_stops_early_ends_without_a_panic() {
+    use std::io::Read;
+    // A module whose printed IR outgrows a pipe's buffer (64 KiB), so that
+    // it is still being written when the reader goes (`| head -1`).
+    let dir = tmpdir("closed-pipe");
+    let mut ptx = String::from(
+        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry long(.param .u64 p)\n{\n  .reg .u32 %r<3>;\n  mov.u32 %r1, %tid.x;\n",
+    );
+    for i in 0..4000 {
+        ptx.push_str(&format!("  add.u32 %r1, %r1, {i};\n"));
+    }
+    ptx.push_str("  ret;\n}\n");
+    let file = dir.join("long.ptx");
+    std::fs::write(&file, ptx).unwrap();
+    let mut child = bin()
+        .arg("inspect")
+        .arg(&file)
+        .args(["--emit", "ir"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // (the read end closes here)
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{:?}: {err}", o.status);
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
 fn argument_mismatches_are_refused_with_the_signature() {
     let dir = saxpy_dir();
     let run = |args: &[&str]| {
