@@ -126,10 +126,11 @@ struct InspectArgs {
 /// Standard output that its reader may close early (`warpfold run ... |
 /// head -1`): what nobody reads is dropped and the command still does its
 /// work (its output files), where `print!` would panic on the closed pipe.
+/// Any other failure to write ends the command with an error.
 macro_rules! out {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = write!(std::io::stdout(), $($arg)*);
+        wrote(write!(std::io::stdout(), $($arg)*));
     }};
 }
 
@@ -137,8 +138,18 @@ macro_rules! out {
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
+        wrote(writeln!(std::io::stdout(), $($arg)*));
     }};
+}
+
+/// The outcome of a write to standard output (see `out!`).
+fn wrote(r: std::io::Result<()>) {
+    if let Err(e) = r {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: writing the output: {e}");
+            std::process::exit(1);
+        }
+    }
 }
 
 fn main() -> ExitCode {

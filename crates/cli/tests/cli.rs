@@ -260,6 +260,28 @@ fn output_into_a_reader_that_stops_early_ends_without_a_panic() {
 }
 
 #[test]
+fn output_that_cannot_be_written_is_an_error() {
+    // Linux's /dev/full refuses every write: unlike a closed pipe, that is
+    // output lost, so the command fails and says so.
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    let o = bin()
+        .arg("inspect")
+        .arg(saxpy())
+        .args(["--emit", "ir"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("writing the output") && !err.contains("panicked"),
+        "{err}"
+    );
+}
+
+#[test]
 fn argument_mismatches_are_refused_with_the_signature() {
     let dir = saxpy_dir();
     let run = |args: &[&str]| {

@@ -1209,11 +1209,17 @@ impl<'a, const W: u32> Gen<'a, W> {
         }
     }
 
+    /// Row register `i`'s rows' first values (`<W / row_width x i{rb}>`).
+    pub(crate) fn row_values(&mut self, i: usize, rb: u32) -> String {
+        let t = self.row_ty(rb);
+        self.def(&format!("load {t}, {t}* %r{i}"))
+    }
+
     /// Row register `i`'s lanes (`<W x i{rb}>`): each row's first value
     /// in all of the row's lanes, plus the lane's offset in the row.
     fn row_vector(&mut self, i: usize, rb: u32, l: Lanes) -> String {
         let t = self.row_ty(rb);
-        let firsts = self.def(&format!("load {t}, {t}* %r{i}"));
+        let firsts = self.row_values(i, rb);
         let w = self.row_width;
         let pick = (0..W)
             .map(|lane| format!("i32 {}", lane / w))
@@ -1270,16 +1276,17 @@ impl<'a, const W: u32> Gen<'a, W> {
             // Likewise each row's first lane's value, whichever lanes run
             // this (see `lanes::row_forms`).
             let t = self.row_ty(rb);
-            let mut acc = "undef".to_string();
-            for row in 0..W / self.row_width {
-                let e = self.def(&format!(
-                    "extractelement {} {v}, i32 {}",
-                    vt::<W>(rb),
-                    row * self.row_width
-                ));
-                acc = self.def(&format!("insertelement {t} {acc}, i{rb} {e}, i32 {row}"));
-            }
-            self.line(&format!("store {t} {acc}, {t}* %r{}", r.0));
+            let firsts = (0..W / self.row_width)
+                .map(|row| format!("i32 {}", row * self.row_width))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let x = self.def(&format!(
+                "shufflevector {} {v}, {} undef, <{} x i32> <{firsts}>",
+                vt::<W>(rb),
+                vt::<W>(rb),
+                W / self.row_width
+            ));
+            self.line(&format!("store {t} {x}, {t}* %r{}", r.0));
             return;
         }
         let dead = !self.live[r.0 as usize] || self.cur_convergent;
@@ -1940,6 +1947,17 @@ fn regs_in_state<const W: u32>(
     has_barriers || p.order.len() * saved > REGS_IN_STATE_ABOVE
 }
 
+/// Registers the code keeps as vectors whatever their lane form:
+/// predicates (masks) and floats whose NaNs are made canonical where read
+/// (see `uniform::lazily_canonical_floats`).
+pub(crate) fn vector_registers(reg_bits: &[u32], float_reg: &[Option<Ty>]) -> Vec<bool> {
+    reg_bits
+        .iter()
+        .zip(float_reg)
+        .map(|(&b, f)| b == 1 || f.is_some())
+        .collect()
+}
+
 /// Whether registers may be kept as one scalar per block row (see
 /// `Gen::rows`); `WARPFOLD_ROW_REGS=off` keeps them as vectors.
 fn rows_knob() -> bool {
@@ -1963,28 +1981,19 @@ pub fn emit<const W: u32>(
     let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, W, &liveness);
     let float_reg = crate::uniform::lazily_canonical_floats(p);
     let row_width = shape[0];
-    let rows_apply = W > row_width
-        && (8..=16).contains(&row_width)
-        && row_width.is_power_of_two()
-        && crate::width::needs_full_warps(p).is_none();
-    let rows: Vec<Option<Lanes>> = if rows_apply && rows_knob() {
-        let exact = crate::lanes::row_forms(
+    let rows_apply = crate::lanes::row_width(p, shape, W).is_some();
+    let rows = if rows_apply && rows_knob() {
+        crate::lanes::row_forms(
             m,
             p,
             (shape, grid_fits, row_width),
             &liveness,
-            &forms.convergent,
-        );
-        exact
-            .into_iter()
-            .enumerate()
-            .map(|(i, l)| {
-                // Predicates stay masks; floats whose NaNs are made
-                // canonical where read keep their vectors.
-                l.filter(|_| forms.forms[i].is_none() && reg_bits[i] > 1)
-                    .filter(|_| float_reg[i].is_none())
-            })
-            .collect()
+            &crate::lanes::Warp {
+                forms: &forms.forms,
+                convergent: &forms.convergent,
+                vectors: &vector_registers(&reg_bits, &float_reg),
+            },
+        )
     } else {
         vec![None; reg_bits.len()]
     };
@@ -3576,10 +3585,11 @@ fn state_layout<const W: u32>(
             }
         }
     }
-    // Row registers: one scalar per row, together.
+    // Row registers: one scalar per row, together, aligned as their
+    // vector type (LLVM's accesses to them assume it).
     for i in (0..n).filter(|&i| live[i] && forms[i].is_none() && rows[i].is_some()) {
         let bytes = (reg_bits[i] as usize / 8) * row_count as usize;
-        off = off.next_multiple_of(bytes.min(16));
+        off = off.next_multiple_of(bytes.next_power_of_two());
         offsets[i] = Some(off);
         off += bytes;
     }
@@ -4937,14 +4947,31 @@ mod tests {
         let live = [
             true, true, true, true, true, false, true, true, true, true, false, false, true, true,
         ];
-        fn check<const W: u32>(bits: &[u32], forms: &[Option<Lanes>], live: &[bool]) {
-            let no_rows = vec![None; bits.len()];
-            let (offsets, jumps, end) = state_layout::<W>(bits, forms, &no_rows, 2, live);
+        // Registers 1 (64 bits) and 10 (dead) kept per block row of 8.
+        let mut rows = vec![None; bits.len()];
+        rows[1] = Some(Lanes::uniform(1));
+        rows[10] = Some(Lanes::uniform(1));
+        let check_rows = |w: u32| {
+            if w > 8 {
+                rows.clone()
+            } else {
+                vec![None; bits.len()]
+            }
+        };
+        fn check<const W: u32>(
+            bits: &[u32],
+            forms: &[Option<Lanes>],
+            rows: &[Option<Lanes>],
+            live: &[bool],
+        ) {
+            let per_row = (W / 8).max(1);
+            let (offsets, jumps, end) = state_layout::<W>(bits, forms, rows, per_row, live);
             // Each slot as a byte range [start, end), and whether it is kept.
             let mut ranges = Vec::new();
             for (i, (&b, f)) in bits.iter().zip(forms).enumerate() {
                 let len = match f {
                     Some(_) => (b as usize).div_ceil(8),
+                    None if rows[i].is_some() => b as usize / 8 * per_row as usize,
                     None if b == 1 => 4,
                     None => b as usize / 8 * W as usize,
                 };
@@ -4952,6 +4979,10 @@ mod tests {
                     Some(_) if live[i] => {
                         let align = len.next_multiple_of(8).min(16);
                         assert_eq!(offsets[i] % align, 0, "scalar register {i} unaligned");
+                    }
+                    // A row register as aligned as its vector type.
+                    None if live[i] && rows[i].is_some() => {
+                        assert_eq!(offsets[i] % len.next_power_of_two(), 0, "row register {i}")
                     }
                     None if live[i] => assert_eq!(offsets[i] % 128, 0, "vector {i} unaligned"),
                     _ => {}
@@ -4977,8 +5008,19 @@ mod tests {
             let last = ends.max().unwrap();
             assert!(last <= state::REGS + 256, "scalars spread to {last}");
         }
-        check::<32>(&bits, &forms, &live);
-        check::<16>(&bits, &forms, &live);
-        check::<8>(&bits, &forms, &live);
+        let no_rows = vec![None; bits.len()];
+        check::<32>(&bits, &forms, &no_rows, &live);
+        check::<16>(&bits, &forms, &no_rows, &live);
+        check::<8>(&bits, &forms, &no_rows, &live);
+        // With fewer scalars before them too (row registers start where
+        // the scalars end).
+        for drop in 0..8 {
+            let mut live = live;
+            for (bit, reg) in [0, 2, 13].into_iter().enumerate() {
+                live[reg] &= drop & (1 << bit) == 0;
+            }
+            check::<32>(&bits, &forms, &check_rows(32), &live);
+            check::<16>(&bits, &forms, &check_rows(16), &live);
+        }
     }
 }

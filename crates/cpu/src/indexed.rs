@@ -77,6 +77,64 @@ pub(crate) fn index_form<const W: u32>(
     addr: &Address,
     space: Space,
 ) -> Option<Indexed> {
+    let (base, idx, signed, scale) = index_parts(g, addr, space)?;
+    // For tests and readers of the generated code.
+    g.line("; indexed access");
+    let b = match base {
+        Value::Imm(x) => x.to_string(),
+        Value::Reg(u) => g.def(&format!("load i64, i64* %r{}", u.0)),
+    };
+    let mut base = g.def(&format!("add i64 {b}, {}", addr.offset));
+    if space == Space::Shared {
+        let s = g.env(crate::emit::env::SHARED);
+        base = g.def(&format!("add i64 {base}, {s}"));
+    }
+    let source = match idx {
+        Index::Reg32(x) | Index::Narrow64(x) => x,
+    };
+    let idx = match idx {
+        Index::Reg32(x) => g.val(Value::Reg(x), 32),
+        Index::Narrow64(x) => {
+            let v = g.val(Value::Reg(x), 64);
+            g.def(&format!("trunc <{W} x i64> {v} to <{W} x i32>"))
+        }
+    };
+    Some(Indexed {
+        base,
+        idx,
+        signed,
+        scale,
+        source,
+    })
+}
+
+/// Whether index register `i` is kept as one value per block row, each
+/// row's indices consecutive from it (see `Indexed::row_firsts`).
+pub(crate) fn row_indexable<const W: u32>(g: &Gen<W>, i: Reg) -> bool {
+    g.reg_bits[i.0 as usize] == 32 && g.row_reg(i.0 as usize).is_some_and(|l| l.stride == 1)
+}
+
+/// The 32-bit register whose lanes index an element of `size` bytes at
+/// `[addr]`, when `index_form` finds that form (nothing emitted).
+pub(crate) fn index_register<const W: u32>(
+    g: &Gen<W>,
+    addr: &Address,
+    space: Space,
+    size: u32,
+) -> Option<Reg> {
+    match index_parts(g, addr, space)? {
+        (_, Index::Reg32(x), _, scale) if scale == size => Some(x),
+        _ => None,
+    }
+}
+
+/// `index_form`'s match: the base, the index, whether it is signed and
+/// the scale.
+fn index_parts<const W: u32>(
+    g: &Gen<W>,
+    addr: &Address,
+    space: Space,
+) -> Option<(Value, Index, bool, u32)> {
     if !matches!(space, Space::Global | Space::Generic | Space::Shared) {
         return None;
     }
@@ -122,34 +180,7 @@ pub(crate) fn index_form<const W: u32>(
         } if uniform64(g, args[2]) => (args[2], wide_product(*ty, &args[..2])?),
         _ => return None,
     };
-    // For tests and readers of the generated code.
-    g.line("; indexed access");
-    let b = match base {
-        Value::Imm(x) => x.to_string(),
-        Value::Reg(u) => g.def(&format!("load i64, i64* %r{}", u.0)),
-    };
-    let mut base = g.def(&format!("add i64 {b}, {}", addr.offset));
-    if space == Space::Shared {
-        let s = g.env(crate::emit::env::SHARED);
-        base = g.def(&format!("add i64 {base}, {s}"));
-    }
-    let source = match idx {
-        Index::Reg32(x) | Index::Narrow64(x) => x,
-    };
-    let idx = match idx {
-        Index::Reg32(x) => g.val(Value::Reg(x), 32),
-        Index::Narrow64(x) => {
-            let v = g.val(Value::Reg(x), 64);
-            g.def(&format!("trunc <{W} x i64> {v} to <{W} x i32>"))
-        }
-    };
-    Some(Indexed {
-        base,
-        idx,
-        signed,
-        scale,
-        source,
-    })
+    Some((base, idx, signed, scale))
 }
 
 /// `mul.wide`/`mad.wide` of a 32-bit register by a constant: the index,
@@ -338,14 +369,10 @@ impl Indexed {
     /// from a register kept as one scalar per row, consecutive in each
     /// row (see `Gen::rows`): `a[row * k + tx]` with `k` a parameter, in a
     /// 16 x 16 block. The test is one scalar comparison a row.
-    pub(crate) fn row_firsts<const W: u32>(&self, g: &mut Gen<W>) -> Option<(Vec<String>, String)> {
-        let l = g.row_reg(self.source.0 as usize)?;
-        if l.stride != 1 || g.reg_bits[self.source.0 as usize] != 32 {
-            return None;
-        }
+    pub(crate) fn row_firsts<const W: u32>(&self, g: &mut Gen<W>) -> (Vec<String>, String) {
         let w = g.row_width;
         let t = format!("<{} x i32>", W / w);
-        let firsts = g.def(&format!("load {t}, {t}* %r{}", self.source.0));
+        let firsts = g.row_values(self.source.0 as usize, 32);
         // (The unsigned bound written as the i32 of its bits.)
         let (pred, top) = if self.signed {
             ("sle", i32::MAX - (w as i32 - 1))
@@ -360,7 +387,7 @@ impl Indexed {
             room = g.def(&format!("and i1 {room}, {fits}"));
             out.push(i);
         }
-        Some((out, room))
+        (out, room)
     }
 
     /// The lanes' indices (`<W x i32>`).

@@ -389,20 +389,45 @@ pub fn forms_with_unplaced_jumps(
     analyse(m, p, (shape, grid_fits, warp), liveness, false, None).forms
 }
 
-/// Per register: its form in each block row of `row_width` lanes of a
-/// wider warp (rows of a 16 x 16 block: two in a 32-lane warp), exact in
-/// every row, so that row `r`'s value is its first lane's plus the lane's
-/// offset in the row, with no jump; `None` otherwise. Registers written in
-/// several places qualify only when every write is in a block of
-/// `convergent` (the whole warp's, see `LaneForms::convergent`): a write
-/// by one row's lanes alone would leave the other rows' firsts stale.
-/// Lane ids and warp collectives must not occur (a row is not a warp).
-pub fn row_forms(
+/// The width of the block rows that `row_forms` describes, for blocks of
+/// `shape` in warps of `warp` lanes: rows of 8 or 16 threads, several to a
+/// warp, in a kernel that does not observe its warp (a row is not one).
+pub(crate) fn row_width(p: &Prepared, shape: Shape, warp: u32) -> Option<u32> {
+    let w = shape[0];
+    let fits = warp > w && (8..=16).contains(&w) && w.is_power_of_two();
+    (fits && crate::width::needs_full_warps(p).is_none()).then_some(w)
+}
+
+/// What `row_forms` is given about the whole warp.
+pub(crate) struct Warp<'a> {
+    /// Registers' forms across the warp (`LaneForms::forms`).
+    pub forms: &'a [Option<Lanes>],
+    /// Blocks every live lane runs together (`LaneForms::convergent`).
+    pub convergent: &'a [bool],
+    /// Registers the code keeps as vectors whatever their form
+    /// (predicates, floats whose NaNs are made canonical where read).
+    pub vectors: &'a [bool],
+}
+
+/// Per register with no form across the warp: its form in each block row
+/// of `row_width` lanes (rows of a 16 x 16 block: two in a 32-lane warp),
+/// exact in every row, so that a row's value is its first lane's plus the
+/// lane's offset in the row, with no jump; `None` otherwise.
+///
+/// Such a register is kept as its rows' first values, taken from the
+/// vector its instruction computes even where a row's first lane is off,
+/// so only instructions whose every lane computes the formula qualify:
+/// the arithmetic of `affine_form`, from operands kept as scalars or per
+/// row (not `vectors`); not a division (whose lanes that are off divide
+/// by 1) or a load (which they skip). Registers written in several places
+/// qualify only when every write is in a block of `warp.convergent`: a
+/// write by one row's lanes alone would leave the other rows' stale.
+pub(crate) fn row_forms(
     m: &Module,
     p: &Prepared,
     (shape, grid_fits, row_width): (Shape, bool, u32),
     liveness: &Liveness,
-    convergent: &[bool],
+    warp: &Warp,
 ) -> Vec<Option<Lanes>> {
     let forms = analyse(
         m,
@@ -410,12 +435,16 @@ pub fn row_forms(
         (shape, grid_fits, row_width),
         liveness,
         true,
-        Some(convergent),
+        Some(warp),
     )
     .forms;
     forms
         .into_iter()
-        .map(|l| l.filter(|l| l.jump == 0 && l.extra == 0))
+        .enumerate()
+        .map(|(r, l)| {
+            l.filter(|l| l.jump == 0 && l.extra == 0)
+                .filter(|_| warp.forms[r].is_none() && !warp.vectors[r])
+        })
         .collect()
 }
 
@@ -425,7 +454,7 @@ fn analyse(
     (shape, grid_fits, warp): (Shape, bool, u32),
     liveness: &Liveness,
     place_jumps: bool,
-    fixed_convergent: Option<&[bool]>,
+    rows: Option<&Warp>,
 ) -> LaneForms {
     let at_entry = &liveness.at_entry;
     let f = &p.func;
@@ -505,8 +534,8 @@ fn analyse(
         Lat::Bottom => false,
     };
     let convergent = loop {
-        let conv = match fixed_convergent {
-            Some(c) => c.to_vec(),
+        let conv = match rows {
+            Some(w) => w.convergent.to_vec(),
             None => cfg.convergent(f, p, &parks, &|r: Reg| uniform_in(&lat, r)),
         };
         let mut changed = false;
@@ -514,7 +543,10 @@ fn analyse(
             if lat[r] == Lat::Bottom {
                 continue;
             }
-            let new = if def_at[r].is_empty() || unfit[r] {
+            // (Per row, only what the whole warp keeps as a scalar may
+            // come from instructions other than `affine_form`'s.)
+            let any_kind = rows.is_none_or(|w| w.forms[r].is_some());
+            let new = if def_at[r].is_empty() || unfit[r] || rows.is_some_and(|w| w.vectors[r]) {
                 Lat::Bottom
             } else if single[r] {
                 let (b, ix) = def_at[r][0];
@@ -525,6 +557,7 @@ fn analyse(
                     (shape, grid_fits, warp),
                     (&lat, &konst),
                     &reg_bits,
+                    any_kind,
                 )
             } else if def_at[r].iter().all(|(b, _)| conv[b.0 as usize]) {
                 // Lanes that may read the register before any definition
@@ -544,6 +577,7 @@ fn analyse(
                             (shape, grid_fits, warp),
                             (&lat, &konst),
                             &reg_bits,
+                            any_kind,
                         ),
                         place_jumps,
                     );
@@ -645,6 +679,7 @@ fn eval(
     (shape, grid_fits, warp): (Shape, bool, u32),
     (lat, konst): (&[Lat], &[Option<u64>]),
     reg_bits: &[u32],
+    any_kind: bool,
 ) -> Lat {
     let k = &i.kind;
     let ds = defs(k);
@@ -673,10 +708,11 @@ fn eval(
         }
     }
     // Otherwise uniform when every operand is.
-    let uniform = uniform_operands(m, k).is_some_and(|ops| {
-        ops.iter()
-            .all(|v| get(*v).is_some_and(|o| o.lanes(64).is_uniform()))
-    });
+    let uniform = any_kind
+        && uniform_operands(m, k).is_some_and(|ops| {
+            ops.iter()
+                .all(|v| get(*v).is_some_and(|o| o.lanes(64).is_uniform()))
+        });
     if uniform {
         Lat::Form(Lanes::uniform(1))
     } else {

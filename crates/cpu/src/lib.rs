@@ -52,7 +52,7 @@ use warpfold_interp::{
     MAX_SHARED,
 };
 use warpfold_ir::shared::{shared_layout, SharedLayout};
-use warpfold_ir::{FuncId, InstKind, Module, Reg};
+use warpfold_ir::{FuncId, InstKind, Module};
 
 #[repr(align(128))]
 struct CacheLine<T>(T);
@@ -511,31 +511,7 @@ fn compile_as(
     // collectives, so both preparations split alike.
     let in_step = lockstep::take_turns(&mut p, m, cta_threads);
     lockstep::IN_STEP.with(|c| c.set(c.get() + in_step));
-    if pointer_steps::enabled() && pointer_steps::candidates(&p) {
-        let liveness = uniform::liveness(&p);
-        let forms = lanes::lane_forms(m, &p, code_shape, grid_fits, 32, &liveness);
-        let row_width = code_shape[0];
-        let rows = if (8..=16).contains(&row_width)
-            && row_width.is_power_of_two()
-            && width::needs_full_warps(&p).is_none()
-        {
-            lanes::row_forms(
-                m,
-                &p,
-                (code_shape, grid_fits, row_width),
-                &liveness,
-                &forms.convergent,
-            )
-        } else {
-            Vec::new()
-        };
-        let form = |r: Reg| forms.forms.get(r.0 as usize).copied().flatten();
-        let known =
-            |r: Reg| form(r).is_some() || rows.get(r.0 as usize).copied().flatten().is_some();
-        let uniform = |r: Reg| form(r).is_some_and(|l| l.is_uniform());
-        let convergent = forms.convergent.clone();
-        pointer_steps::rewrite(&mut p, &known, &uniform, &convergent);
-    }
+    pointer_steps::run(m, &mut p, code_shape, grid_fits);
     let e = match warp {
         8 => emit::emit::<8>(m, &p, &layout, code_shape, grid_fits, cpu, features),
         16 => emit::emit::<16>(m, &p, &layout, code_shape, grid_fits, cpu, features),

@@ -641,6 +641,10 @@ fn load_row_indexed<const W: u32>(
     exec: &str,
 ) -> String {
     let (w, size) = (g.row_width, bits / 8);
+    if space == Space::Global {
+        let h0 = ix.address_of(g, &firsts[0]);
+        prefetch_stride(g, &h0, Some(i64::from(size)));
+    }
     let eb = g.bits_of_mask(exec);
     let full = g.def(&format!("icmp eq i32 {eb}, {}", full_bits::<W>()));
     let fast = g.def(&format!("and i1 {full}, {room}"));
@@ -1255,12 +1259,13 @@ fn load<const W: u32>(
     let bits = ty.bits();
     let rows = rows_consecutive(g, addr, space, bits, dsts.len());
     if let ([Some(d)], true) = (dsts, rows && bits >= 32) {
-        if let Some(ix) = indexed(g, addr, space, bits / 8) {
-            if let Some(firsts) = ix.row_firsts(g) {
-                let v = load_row_indexed(g, &ix, firsts, space, bits, exec);
-                g.set(*d, &v, bits, ty.is_signed(), exec);
-                return Ok(());
-            }
+        let by_row = crate::indexed::index_register(g, addr, space, bits / 8)
+            .is_some_and(|i| crate::indexed::row_indexable(g, i));
+        if let Some(ix) = indexed(g, addr, space, bits / 8).filter(|_| by_row) {
+            let firsts = ix.row_firsts(g);
+            let v = load_row_indexed(g, &ix, firsts, space, bits, exec);
+            g.set(*d, &v, bits, ty.is_signed(), exec);
+            return Ok(());
         }
     }
     let per_lane = if rows { row_elems } else { load_elems };
@@ -4614,11 +4619,18 @@ fn emit_int<const W: u32>(
             } else {
                 "zeroinitializer".into()
             };
-            // Inactive lanes and special divisors divide by 1 (x86 traps
-            // where PTX gives a value).
-            let nexec = not1(g, exec);
-            let bad0 = bin(g, "or", 1, &zero, &ovf);
-            let bad = bin(g, "or", 1, &bad0, &nexec);
+            // Special divisors divide by 1 (x86 traps where PTX gives a
+            // value), and so do inactive lanes, unless the result is kept
+            // as one scalar: that is lane 0's, computed even where lane 0
+            // is off (`if (tid != 0) q = n / d;` stored n), from operands
+            // that are then the same formula in every lane.
+            let bad = bin(g, "or", 1, &zero, &ovf);
+            let bad = if g.compact(dst.0 as usize) {
+                bad
+            } else {
+                let nexec = not1(g, exec);
+                bin(g, "or", 1, &bad, &nexec)
+            };
             let ysafe = sel(g, &bad, bits, &sc::<W>(bits, 1), &y);
             let q = bin(
                 g,

@@ -21,6 +21,7 @@
 //! `p`'s writes run with every live lane (`convergent`), so `o` stays one
 //! scalar.
 
+use crate::lanes::Shape;
 use crate::prepare::Prepared;
 use std::collections::HashMap;
 use warpfold_ir::*;
@@ -30,10 +31,11 @@ thread_local! {
     pub(crate) static REWRITTEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// `p`'s first write: `a + ext(i) * c`, the product in `offset`.
+/// `p`'s first write: `a + ext(i) * c`, the product written by the
+/// instruction at `offset_at` of its block.
 struct Start {
     base: Value,
-    offset: Reg,
+    offset_at: usize,
     index: Reg,
     signed: bool,
     scale: u64,
@@ -53,7 +55,7 @@ struct Stepped {
 
 /// Whether `p` has a 64-bit register stepped in place (`p = p + s`): only
 /// then is `rewrite` worth its analysis.
-pub(crate) fn candidates(p: &Prepared) -> bool {
+fn candidates(p: &Prepared) -> bool {
     p.order.iter().any(|b| {
         p.func.blocks[*b].insts.iter().any(|i| match &i.kind {
             InstKind::Int { dst, .. } => stepping(i, *dst).is_some(),
@@ -63,25 +65,63 @@ pub(crate) fn candidates(p: &Prepared) -> bool {
 }
 
 /// `WARPFOLD_POINTER_STEPS=off` leaves stepped pointers as they are.
-pub(crate) fn enabled() -> bool {
+fn enabled() -> bool {
     std::env::var("WARPFOLD_POINTER_STEPS").map_or(true, |v| v != "off")
 }
 
-/// Rewrite the stepped pointers of `p` (see the module comment); `known`
-/// says which 32-bit registers have lanes that follow a form, `uniform`
-/// which registers are the same in every lane, `convergent` which blocks
-/// every live lane runs together (by block id). Returns how many pointers
-/// it rewrote.
-pub(crate) fn rewrite(
-    p: &mut Prepared,
-    known: &dyn Fn(Reg) -> bool,
-    uniform: &dyn Fn(Reg) -> bool,
-    convergent: &[bool],
-) -> usize {
+/// Rewrite the stepped pointers of `p` (a kernel compiled for blocks of
+/// `shape`; see the module comment). Returns how many it rewrote.
+pub(crate) fn run(m: &Module, p: &mut Prepared, shape: Shape, grid_fits: bool) -> usize {
+    if !enabled() || !candidates(p) {
+        return 0;
+    }
+    let liveness = crate::uniform::liveness(p);
+    let forms = crate::lanes::lane_forms(m, p, shape, grid_fits, 32, &liveness);
+    // Per row where 32-lane warps hold several block rows.
+    let rows = match crate::lanes::row_width(p, shape, 32) {
+        Some(w) => {
+            let bits: Vec<u32> = p.func.regs.values().map(|r| r.ty.bits()).collect();
+            let floats = crate::uniform::lazily_canonical_floats(p);
+            let warp = crate::lanes::Warp {
+                forms: &forms.forms,
+                convergent: &forms.convergent,
+                vectors: &crate::emit::vector_registers(&bits, &floats),
+            };
+            crate::lanes::row_forms(m, p, (shape, grid_fits, w), &liveness, &warp)
+        }
+        None => Vec::new(),
+    };
+    let form = |r: Reg| forms.forms.get(r.0 as usize).copied().flatten();
+    let facts = Facts {
+        known: &|r| form(r).is_some() || rows.get(r.0 as usize).copied().flatten().is_some(),
+        uniform: &|r| form(r).is_some_and(|l| l.is_uniform()),
+        convergent: &forms.convergent,
+    };
+    let stepped = find(p, &facts);
+    let count = stepped.len();
+    if count > 0 {
+        apply(p, &stepped);
+        REWRITTEN.with(|c| c.set(c.get() + count));
+    }
+    count
+}
+
+/// What `find` knows of the kernel's lanes.
+struct Facts<'a> {
+    /// Registers whose lanes follow a form (in the warp or in each row).
+    known: &'a dyn Fn(Reg) -> bool,
+    /// Registers the same in every lane.
+    uniform: &'a dyn Fn(Reg) -> bool,
+    /// Blocks every live lane runs together (by block id).
+    convergent: &'a [bool],
+}
+
+/// The pointers of `p` to rewrite, each with a register for its steps.
+fn find(p: &mut Prepared, facts: &Facts) -> Vec<Stepped> {
     let f = &p.func;
     let n = f.regs.len();
     let Some(&entry) = p.order.first() else {
-        return 0;
+        return Vec::new();
     };
     let dom = crate::dom::Dominators::new(f.blocks.len(), entry.0 as usize, &|b| {
         crate::lanes::succs(&f.blocks[BlockId(b as u32)])
@@ -89,35 +129,106 @@ pub(crate) fn rewrite(
             .map(|s| s.0 as usize)
             .collect()
     });
-    // Every register's writes, in reachable blocks.
-    let mut defs: Vec<Vec<(BlockId, usize)>> = vec![Vec::new(); n];
-    for &b in &p.order {
-        if !dom.reachable(b.0 as usize) {
-            continue;
-        }
+    let reached: Vec<BlockId> = p
+        .order
+        .iter()
+        .copied()
+        .filter(|b| dom.reachable(b.0 as usize))
+        .collect();
+    // Every register's writes.
+    let mut defs: Vec<Vec<Site>> = vec![Vec::new(); n];
+    for &b in &reached {
         for (ix, i) in f.blocks[b].insts.iter().enumerate() {
             for d in crate::uniform::defs(&i.kind) {
                 defs[d.0 as usize].push((b, ix));
             }
         }
     }
-    let before = |(ab, ai): (BlockId, usize), (bb, bi): (BlockId, usize)| {
+    let cx = Context {
+        f,
+        dom: &dom,
+        reached: &reached,
+        defs: &defs,
+        facts,
+    };
+    let mut found: Vec<(Reg, Start, Site, Vec<(Site, Value)>)> =
+        (0..n).filter_map(|r| cx.candidate(Reg(r as u32))).collect();
+    // A pointer whose start or step reads another one being rewritten
+    // would read it without that one's steps: it stays as it is (and its
+    // reads of the other are made again like any other read).
+    loop {
+        let regs: Vec<Reg> = found.iter().map(|c| c.0).collect();
+        let reads_one = |v: &Value| matches!(v, Value::Reg(r) if regs.contains(r));
+        let before = found.len();
+        found.retain(|(_, start, _, steps)| {
+            !reads_one(&start.base) && !steps.iter().any(|(_, s)| reads_one(s))
+        });
+        if found.len() == before {
+            break;
+        }
+    }
+    found
+        .into_iter()
+        .map(|(reg, start, set_at, steps_at)| {
+            let name = format!("{}_steps", p.func.regs[reg].name);
+            let steps = p.func.regs.push(RegInfo { name, ty: Ty::U64 });
+            Stepped {
+                reg,
+                start,
+                set_at,
+                steps_at,
+                steps,
+            }
+        })
+        .collect()
+}
+
+/// An instruction: its block and its index there.
+type Site = (BlockId, usize);
+
+/// The function `find` looks at, and what it has worked out.
+struct Context<'a> {
+    f: &'a Function,
+    dom: &'a crate::dom::Dominators,
+    /// The blocks the entry reaches, in order.
+    reached: &'a [BlockId],
+    /// Each register's writes.
+    defs: &'a [Vec<Site>],
+    facts: &'a Facts<'a>,
+}
+
+impl Context<'_> {
+    fn inst(&self, (b, ix): Site) -> &Inst {
+        &self.f.blocks[b].insts[ix]
+    }
+
+    /// Whether `a` runs before `b` wherever `b` runs.
+    fn before(&self, (ab, ai): Site, (bb, bi): Site) -> bool {
         if ab == bb {
             ai < bi
         } else {
-            dom.dominates(ab.0 as usize, bb.0 as usize)
+            self.dom.dominates(ab.0 as usize, bb.0 as usize)
         }
-    };
-    // Whether register `r` may be written after `at` (a later instruction
-    // of its block, or any block reachable from there): else its value
-    // wherever `at` has run is the one it had there.
-    let written_after = |r: Reg, (b, ix): (BlockId, usize)| -> bool {
-        let ds = &defs[r.0 as usize];
+    }
+
+    fn runs_together(&self, (b, _): Site) -> bool {
+        self.facts
+            .convergent
+            .get(b.0 as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// Whether register `r` may be written after `at` (a later
+    /// instruction of its block, or any block reachable from there): else
+    /// its value wherever `at` has run is the one it had there.
+    fn written_after(&self, r: Reg, (b, ix): Site) -> bool {
+        let ds = &self.defs[r.0 as usize];
         if ds.iter().any(|&(db, dix)| db == b && dix > ix) {
             return true;
         }
-        let mut seen = vec![false; f.blocks.len()];
-        let mut stack: Vec<BlockId> = crate::lanes::succs(&f.blocks[b]);
+        let mut seen = vec![false; self.f.blocks.len()];
+        let mut stack: Vec<BlockId> = crate::lanes::succs(&self.f.blocks[b]);
         while let Some(x) = stack.pop() {
             if std::mem::replace(&mut seen[x.0 as usize], true) {
                 continue;
@@ -125,101 +236,77 @@ pub(crate) fn rewrite(
             if ds.iter().any(|&(db, _)| db == x) {
                 return true;
             }
-            stack.extend(crate::lanes::succs(&f.blocks[x]));
+            stack.extend(crate::lanes::succs(&self.f.blocks[x]));
         }
         false
-    };
-    let inst = |(b, ix): (BlockId, usize)| &f.blocks[b].insts[ix];
-    let runs_together =
-        |(b, _): (BlockId, usize)| convergent.get(b.0 as usize).copied().unwrap_or(false);
-    let mut found = Vec::new();
-    for r in 0..n {
-        let reg = Reg(r as u32);
-        if f.regs[reg].ty.bits() != 64 {
-            continue;
+    }
+
+    /// `reg` as a pointer to rewrite: its start, where it is set, and
+    /// where it steps by how much.
+    #[allow(clippy::type_complexity)]
+    fn candidate(&self, reg: Reg) -> Option<(Reg, Start, Site, Vec<(Site, Value)>)> {
+        if self.f.regs[reg].ty.bits() != 64 {
+            return None;
         }
-        // One write that sets `p`, the others step it.
-        let (sets, steps_at): (Vec<_>, Vec<_>) = defs[r]
+        // One write sets `p`, the others step it.
+        let (sets, steps): (Vec<Site>, Vec<Site>) = self.defs[reg.0 as usize]
             .iter()
-            .partition(|&&d| stepping(inst(d), reg).is_none());
-        let [set_at] = sets[..] else { continue };
-        if steps_at.is_empty() || inst(set_at).guard.is_some() || !runs_together(set_at) {
-            continue;
+            .partition(|&&d| stepping(self.inst(d), reg).is_none());
+        let [set_at] = sets[..] else { return None };
+        if steps.is_empty() || self.inst(set_at).guard.is_some() || !self.runs_together(set_at) {
+            return None;
         }
-        // (Any step is exact; uniform ones keep the steps one scalar.)
-        let steps_at: Vec<_> = steps_at
+        let steps_at: Vec<(Site, Value)> = steps
             .into_iter()
-            .filter_map(|d| Some((d, stepping(inst(d), reg)?)))
+            .filter_map(|d| Some((d, stepping(self.inst(d), reg)?)))
             .collect();
+        // (Any step is exact; uniform ones keep the steps one scalar.)
         let steps_fine = steps_at.iter().all(|&(d, step)| {
-            inst(d).guard.is_none()
-                && before(set_at, d)
-                && runs_together(d)
+            self.inst(d).guard.is_none()
+                && self.before(set_at, d)
+                && self.runs_together(d)
                 && match step {
                     Value::Imm(_) => true,
-                    Value::Reg(s) => uniform(s),
+                    Value::Reg(s) => (self.facts.uniform)(s),
                 }
         });
+        if !steps_fine {
+            return None;
+        }
         // The offset's write: the last before `p`'s in its block, with
         // the index not written between them.
-        let insts = &f.blocks[set_at.0].insts;
+        let insts = &self.f.blocks[set_at.0].insts;
         let writes = |k: usize, r: Reg| crate::uniform::defs(&insts[k].kind).contains(&r);
         let offset_at = |t: Reg| (0..set_at.1).rev().find(|&k| writes(k, t));
-        let Some(start) = start(inst(set_at), reg, |t| offset_at(t).map(|k| &insts[k])) else {
-            continue;
-        };
-        let Some(k) = [start.offset].into_iter().find_map(offset_at) else {
-            continue;
-        };
-        if (k + 1..set_at.1).any(|j| writes(j, start.index)) {
-            continue;
+        let start = start(self.inst(set_at), reg, |t| {
+            offset_at(t).map(|k| (k, &insts[k]))
+        })?;
+        if (start.offset_at + 1..set_at.1).any(|j| writes(j, start.index)) {
+            return None;
         }
-        let base_ok = match start.base {
+        let base_fine = match start.base {
             Value::Imm(_) => true,
-            Value::Reg(a) => uniform(a) && !written_after(a, set_at),
+            Value::Reg(a) => (self.facts.uniform)(a) && !self.written_after(a, set_at),
         };
-        if !steps_fine || !base_ok || !known(start.index) || written_after(start.index, set_at) {
-            continue;
+        if !base_fine || !(self.facts.known)(start.index) || self.written_after(start.index, set_at)
+        {
+            return None;
         }
-        // Every read after the first write, of a kind rewritten here.
-        let mut fine = true;
-        for &bid in &p.order {
-            for (ix, i) in f.blocks[bid].insts.iter().enumerate() {
-                let at = (bid, ix);
-                let steps_here = steps_at.iter().any(|&(d, _)| d == at);
-                if steps_here || !crate::uniform::uses(i).contains(&reg) {
+        // Every read comes after the set and is of a kind `apply` rewrites.
+        for &b in self.reached {
+            for (ix, i) in self.f.blocks[b].insts.iter().enumerate() {
+                let at = (b, ix);
+                if steps_at.iter().any(|&(d, _)| d == at) || !crate::uniform::uses(i).contains(&reg)
+                {
                     continue;
                 }
-                fine &= before(set_at, at) && reads_rewritable(&i.kind, reg);
-            }
-            let b = &f.blocks[bid];
-            if let Some(Terminator::Branch { pred, .. }) = &b.term {
-                fine &= *pred != reg;
+                if !self.before(set_at, at) || !reads_rewritable(&i.kind, reg) {
+                    return None;
+                }
             }
         }
-        if fine {
-            found.push((reg, start, set_at, steps_at));
-        }
+        Some((reg, start, set_at, steps_at))
     }
-    let count = found.len();
-    if count == 0 {
-        return 0;
-    }
-    let mut stepped = Vec::new();
-    for (reg, start, set_at, steps_at) in found {
-        let name = format!("{}_steps", p.func.regs[reg].name);
-        let steps = p.func.regs.push(RegInfo { name, ty: Ty::U64 });
-        stepped.push(Stepped {
-            reg,
-            start,
-            set_at,
-            steps_at,
-            steps,
-        });
-    }
-    apply(p, &stepped);
-    REWRITTEN.with(|c| c.set(c.get() + count));
-    count
 }
 
 /// `p += s` (either operand order): `s`.
@@ -240,8 +327,8 @@ fn stepping(i: &Inst, p: Reg) -> Option<Value> {
 }
 
 /// `p = a + t` with `t = mul.wide i, c` (either operand order), `def`
-/// giving the write of `t` that `p`'s reads.
-fn start<'a>(i: &Inst, p: Reg, def: impl Fn(Reg) -> Option<&'a Inst>) -> Option<Start> {
+/// giving the write of `t` that `p`'s reads (its index and itself).
+fn start<'a>(i: &Inst, p: Reg, def: impl Fn(Reg) -> Option<(usize, &'a Inst)>) -> Option<Start> {
     let InstKind::Int {
         op: IntOp::Add,
         ty,
@@ -254,9 +341,9 @@ fn start<'a>(i: &Inst, p: Reg, def: impl Fn(Reg) -> Option<&'a Inst>) -> Option<
     if *dst != p || ty.bits() != 64 {
         return None;
     }
-    let wide = |v: Value| -> Option<(Reg, Reg, bool, u64)> {
+    let wide = |v: Value| -> Option<(usize, Reg, bool, u64)> {
         let Value::Reg(t) = v else { return None };
-        let d = def(t)?;
+        let (at, d) = def(t)?;
         match &d.kind {
             InstKind::Int {
                 op: IntOp::MulWide,
@@ -266,7 +353,7 @@ fn start<'a>(i: &Inst, p: Reg, def: impl Fn(Reg) -> Option<&'a Inst>) -> Option<
             } if d.guard.is_none() && *dst == t && matches!(ty, Ty::S32 | Ty::U32) => {
                 match args[..] {
                     [Value::Reg(x), Value::Imm(c)] | [Value::Imm(c), Value::Reg(x)] => {
-                        Some((t, x, ty.is_signed(), c & 0xffff_ffff))
+                        Some((at, x, ty.is_signed(), c & 0xffff_ffff))
                     }
                     _ => None,
                 }
@@ -275,14 +362,14 @@ fn start<'a>(i: &Inst, p: Reg, def: impl Fn(Reg) -> Option<&'a Inst>) -> Option<
         }
     };
     let [x, y] = args[..] else { return None };
-    let (base, (offset, index, signed, scale)) = match (wide(x), wide(y)) {
+    let (base, (offset_at, index, signed, scale)) = match (wide(x), wide(y)) {
         (_, Some(w)) => (x, w),
         (Some(w), None) => (y, w),
         _ => return None,
     };
     Some(Start {
         base,
-        offset,
+        offset_at,
         index,
         signed,
         scale,

@@ -228,6 +228,142 @@ fn a_pointer_whose_start_index_changes_in_its_loop_stays_as_it_is() {
 }
 
 #[test]
+fn a_uniform_quotient_that_lane_0_does_not_compute_is_the_quotient() {
+    for width in [8, 16, 32] {
+        for (backend, dev) in devices() {
+            let dev = dev.with_warp_width(Some(width));
+            let m = module(&dev);
+            let out = dev.buffer_zeroed(64 * 4).unwrap();
+            kernel(&m, "quotient_without_lane_0", backend, [64, 1, 1])
+                .launch(
+                    [1, 1, 1],
+                    [64, 1, 1],
+                    0,
+                    &[Arg::Buffer(&out), Arg::U32(100), Arg::U32(7)],
+                )
+                .unwrap();
+            let want: Vec<u32> = (0..64).map(|t| if t == 0 { 0 } else { 14 }).collect();
+            assert_eq!(u32s(&out), want, "{backend:?}, {width} lanes");
+        }
+    }
+}
+
+#[test]
+fn row_values_that_column_0_does_not_compute_are_each_rows() {
+    let (pitch, d) = (9u32, 4u32);
+    for block in [[16u32, 4, 1], [8, 8, 1]] {
+        let (w, h) = (block[0], block[1]);
+        let want: Vec<u32> = (0..w * h)
+            .map(|t| {
+                let (ty, tx) = (t / w, t % w);
+                if tx == 0 {
+                    0
+                } else {
+                    let v = ty * pitch;
+                    v / d + if v < 50 { 1000 } else { 2000 }
+                }
+            })
+            .collect();
+        for (backend, dev) in devices() {
+            let dev = dev.with_warp_width(Some(32));
+            let m = module(&dev);
+            let out = dev.buffer_zeroed((w * h) as usize * 4).unwrap();
+            kernel(&m, "row_values_without_column_0", backend, block)
+                .launch(
+                    [1, 1, 1],
+                    block,
+                    0,
+                    &[Arg::Buffer(&out), Arg::U32(pitch), Arg::U32(d)],
+                )
+                .unwrap();
+            assert_eq!(u32s(&out), want, "{backend:?}, block {block:?}");
+        }
+    }
+}
+
+#[test]
+fn row_pointers_kept_across_a_barrier_read_their_rows() {
+    let pitch = 37u32;
+    let input: Vec<f32> = (0..16 * pitch).map(|i| i as f32).collect();
+    for block in [[8u32, 8, 1], [16, 4, 1], [8, 16, 1]] {
+        let (w, h) = (block[0], block[1]);
+        let want: Vec<f32> = (0..w * h)
+            .map(|t| {
+                let (ty, tx) = (t / w, t % w);
+                input[(ty * pitch + tx) as usize] + input[(ty * pitch) as usize]
+            })
+            .collect();
+        for (backend, dev) in devices() {
+            let dev = dev.with_warp_width(Some(32));
+            let m = module(&dev);
+            let out = dev.buffer_zeroed((w * h) as usize * 4).unwrap();
+            let inp = dev.buffer_from(&input).unwrap();
+            let before = warpfold_cpu::row_registers();
+            kernel(&m, "row_pointer_across_a_barrier", backend, block)
+                .launch(
+                    [1, 1, 1],
+                    block,
+                    0,
+                    &[Arg::Buffer(&out), Arg::Buffer(&inp), Arg::U32(pitch)],
+                )
+                .unwrap();
+            let what = format!("{backend:?}, block {block:?}");
+            assert_eq!(out.to_vec::<f32>().unwrap(), want, "{what}");
+            if backend == Backend::Cpu {
+                assert!(
+                    warpfold_cpu::row_registers() > before,
+                    "{what}: nothing kept per row"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_pointer_started_from_a_stepped_pointer_starts_where_that_one_ended() {
+    let input: Vec<f32> = (0..512).map(|i| i as f32).collect();
+    let (n, k, trips) = (64u32, 5u32, 3u32);
+    let want: Vec<f32> = (0..n)
+        .map(|t| {
+            let mut s = 0.0f32;
+            for j in 0..trips {
+                s += input[(k + j) as usize];
+            }
+            for j in 0..trips {
+                s += input[(k + trips + t + 32 * j) as usize];
+            }
+            s
+        })
+        .collect();
+    for width in [8, 16, 32] {
+        for (backend, dev) in devices() {
+            let dev = dev.with_warp_width(Some(width));
+            let m = module(&dev);
+            let out = dev.buffer_zeroed(n as usize * 4).unwrap();
+            let inp = dev.buffer_from(&input).unwrap();
+            kernel(&m, "pointer_from_a_stepped_pointer", backend, [n, 1, 1])
+                .launch(
+                    [1, 1, 1],
+                    [n, 1, 1],
+                    0,
+                    &[
+                        Arg::Buffer(&out),
+                        Arg::Buffer(&inp),
+                        Arg::U32(k),
+                        Arg::U32(trips),
+                    ],
+                )
+                .unwrap();
+            assert_eq!(
+                out.to_vec::<f32>().unwrap(),
+                want,
+                "{backend:?}, {width} lanes"
+            );
+        }
+    }
+}
+
+#[test]
 fn indices_agree_in_every_block_shape() {
     let (w, h) = (100u32, 24u32);
     let input: Vec<u32> = (0..w * h).map(|i| i.wrapping_mul(2654435761)).collect();
