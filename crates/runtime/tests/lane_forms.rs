@@ -126,105 +126,78 @@ fn a_register_only_some_block_rows_write_again_keeps_each_rows_value() {
     }
 }
 
-#[test]
-fn a_pointer_stepped_round_a_loop_reads_where_it_points() {
+/// Runs `stepped`-style kernel `name(out, in, k, trips)` as one block of
+/// 64 threads over the words 0, 1, 2, ... at every warp width on both
+/// backends; checks `out` (two words a thread) against `want` and that
+/// the compiled backend rewrote a stepped pointer, or did not.
+fn run_stepped(name: &str, k: u32, trips: u32, want: &[u32], rewritten: bool) {
     let input: Vec<f32> = (0..256).map(|i| i as f32).collect();
-    let n = 64u32;
-    for (k, trips) in [(7u32, 5u32), (1, 0), (3, 2)] {
-        let want: Vec<u32> = (0..n)
-            .flat_map(|t| {
-                let p0 = 64 + t as i64 - 8;
-                let mut s = 0.0f32;
-                for j in 0..i64::from(trips) {
-                    s += input[(p0 + j * i64::from(k)) as usize];
-                    s += input[(p0 + j * i64::from(k) + 1) as usize];
-                }
-                let end = p0 + i64::from(trips * k);
-                s += input[end as usize];
-                s += input[(end - 3) as usize];
-                [s.to_bits(), ((end - 3 - 64) * 4) as u32]
-            })
-            .collect();
-        for width in [8, 16, 32] {
-            for (backend, dev) in devices() {
-                let dev = dev.with_warp_width(Some(width));
-                let m = module(&dev);
-                let out = dev.buffer_zeroed(n as usize * 8).unwrap();
-                let inp = dev.buffer_from(&input).unwrap();
-                let before = warpfold_cpu::stepped_pointers();
-                kernel(&m, "stepped", backend, [n, 1, 1])
-                    .launch(
-                        [1, 1, 1],
-                        [n, 1, 1],
-                        0,
-                        &[
-                            Arg::Buffer(&out),
-                            Arg::Buffer(&inp),
-                            Arg::U32(k),
-                            Arg::U32(trips),
-                        ],
-                    )
-                    .unwrap();
-                let what = format!("{backend:?}, {width} lanes, k {k}, {trips} trips");
-                assert_eq!(u32s(&out), want, "{what}");
-                if backend == Backend::Cpu {
-                    assert!(
-                        warpfold_cpu::stepped_pointers() > before,
-                        "{what}: not rewritten"
-                    );
-                }
+    for width in [8, 16, 32] {
+        for (backend, dev) in devices() {
+            let dev = dev.with_warp_width(Some(width));
+            let m = module(&dev);
+            let out = dev.buffer_zeroed(want.len() * 4).unwrap();
+            let inp = dev.buffer_from(&input).unwrap();
+            let before = warpfold_cpu::stepped_pointers();
+            let args = [
+                Arg::Buffer(&out),
+                Arg::Buffer(&inp),
+                Arg::U32(k),
+                Arg::U32(trips),
+            ];
+            kernel(&m, name, backend, [64, 1, 1])
+                .launch([1, 1, 1], [64, 1, 1], 0, &args)
+                .unwrap();
+            let what = format!("{name}: {backend:?}, {width} lanes, k {k}, {trips} trips");
+            assert_eq!(u32s(&out), want, "{what}");
+            let did = warpfold_cpu::stepped_pointers() > before;
+            if backend == Backend::Cpu {
+                assert_eq!(did, rewritten, "{what}: rewritten");
             }
         }
     }
 }
 
 #[test]
+fn a_pointer_stepped_round_a_loop_reads_where_it_points() {
+    let word = |i: i64| i as f32;
+    for (k, trips) in [(7u32, 5u32), (1, 0), (3, 2)] {
+        let want: Vec<u32> = (0..64)
+            .flat_map(|t| {
+                let p0 = 64 + t - 8;
+                let mut s = 0.0f32;
+                for j in 0..i64::from(trips) {
+                    s += word(p0 + j * i64::from(k));
+                    s += word(p0 + j * i64::from(k) + 1);
+                }
+                let end = p0 + i64::from(trips * k);
+                s += word(end);
+                s += word(end - 3);
+                [s.to_bits(), ((end - 3 - 64) * 4) as u32]
+            })
+            .collect();
+        run_stepped("stepped", k, trips, &want, true);
+    }
+}
+
+#[test]
 fn a_pointer_whose_start_index_changes_in_its_loop_stays_as_it_is() {
-    let input: Vec<f32> = (0..256).map(|i| i as f32).collect();
-    let (n, k, trips) = (64u32, 5u32, 4u32);
-    let want: Vec<u32> = (0..n)
+    let (k, trips) = (5u32, 4u32);
+    let want: Vec<u32> = (0..64)
         .flat_map(|t| {
-            let p0 = 64 + t as i64 - 8;
+            let p0 = 64 + t - 8;
             let (mut s, mut i) = (0.0f32, t as i32 - 8);
             for j in 0..i64::from(trips) {
-                s += input[(p0 + j * i64::from(k)) as usize];
+                s += (p0 + j * i64::from(k)) as f32;
                 i += 1;
                 s += i as f32;
             }
             let end = p0 + i64::from(trips * k);
-            s += input[end as usize];
+            s += end as f32;
             [s.to_bits(), ((end - 64) * 4) as u32]
         })
         .collect();
-    for width in [8, 16, 32] {
-        for (backend, dev) in devices() {
-            let dev = dev.with_warp_width(Some(width));
-            let m = module(&dev);
-            let out = dev.buffer_zeroed(n as usize * 8).unwrap();
-            let inp = dev.buffer_from(&input).unwrap();
-            let before = warpfold_cpu::stepped_pointers();
-            kernel(&m, "stepped_moving_index", backend, [n, 1, 1])
-                .launch(
-                    [1, 1, 1],
-                    [n, 1, 1],
-                    0,
-                    &[
-                        Arg::Buffer(&out),
-                        Arg::Buffer(&inp),
-                        Arg::U32(k),
-                        Arg::U32(trips),
-                    ],
-                )
-                .unwrap();
-            let what = format!("{backend:?}, {width} lanes");
-            assert_eq!(u32s(&out), want, "{what}");
-            assert_eq!(
-                warpfold_cpu::stepped_pointers(),
-                before,
-                "{what}: rewritten"
-            );
-        }
-    }
+    run_stepped("stepped_moving_index", k, trips, &want, false);
 }
 
 #[test]
