@@ -1231,19 +1231,14 @@ impl<'a, const W: u32> Gen<'a, W> {
         if l.stride == 0 {
             return v;
         }
-        let steps = (0..W)
-            .map(|lane| {
-                let o = i64::from(lane % w).wrapping_mul(l.stride);
-                let o = if rb >= 64 {
-                    o as u64
-                } else {
-                    (o as u64) & ((1u64 << rb) - 1)
-                };
-                format!("i{rb} {o}")
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        self.def(&format!("add {} {v}, <{steps}>", vt::<W>(rb)))
+        // The lane's offset in its row: a form whose rows restart at 0.
+        let in_row = Lanes {
+            width: w,
+            extra: -i64::from(w).wrapping_mul(l.stride),
+            ..l
+        };
+        let steps = lane_steps::<W>(rb, in_row);
+        self.def(&format!("add {} {v}, {steps}", vt::<W>(rb)))
     }
 
     /// Each lane's lowest bit of `x` (`<W x i{bits}>`), as a predicate.

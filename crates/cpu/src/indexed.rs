@@ -183,6 +183,15 @@ fn index_parts<const W: u32>(
     Some((base, idx, signed, scale))
 }
 
+/// `mul.wide` of a 32-bit register by a constant (`args` either way
+/// round): the register, whether it is signed, the constant.
+pub(crate) fn wide_index(ty: Ty, args: &[Value]) -> Option<(Reg, bool, u32)> {
+    match wide_product(ty, args)? {
+        (Index::Reg32(x), signed, c) => Some((x, signed, c)),
+        _ => None,
+    }
+}
+
 /// `mul.wide`/`mad.wide` of a 32-bit register by a constant: the index,
 /// whether it is signed, the constant.
 fn wide_product(ty: Ty, args: &[Value]) -> Option<(Index, bool, u32)> {
@@ -296,13 +305,7 @@ impl Indexed {
         let expect = g.def(&format!("add <{W} x i32> {s0}, {}", iota::<W>(32)));
         let eq = g.def(&format!("icmp eq <{W} x i32> {}, {expect}", self.idx));
         let all = g.holds_in(&eq, exec);
-        // (The unsigned bound written as the i32 of its bits.)
-        let (pred, top) = if self.signed {
-            ("sle", i32::MAX - (W as i32 - 1))
-        } else {
-            ("ule", (u32::MAX - (W - 1)) as i32)
-        };
-        let room = g.def(&format!("icmp {pred} i32 {i0}, {top}"));
+        let room = self.room(g, &i0, W);
         let both = g.def(&format!("and i1 {all}, {room}"));
         (self.address_of(g, &i0), both)
     }
@@ -373,21 +376,27 @@ impl Indexed {
         let w = g.row_width;
         let t = format!("<{} x i32>", W / w);
         let firsts = g.row_values(self.source.0 as usize, 32);
-        // (The unsigned bound written as the i32 of its bits.)
-        let (pred, top) = if self.signed {
-            ("sle", i32::MAX - (w as i32 - 1))
-        } else {
-            ("ule", (u32::MAX - (w - 1)) as i32)
-        };
         let mut room = "true".to_string();
         let mut out = Vec::new();
         for row in 0..W / w {
             let i = g.def(&format!("extractelement {t} {firsts}, i32 {row}"));
-            let fits = g.def(&format!("icmp {pred} i32 {i}, {top}"));
+            let fits = self.room(g, &i, w);
             room = g.def(&format!("and i1 {room}, {fits}"));
             out.push(i);
         }
         (out, room)
+    }
+
+    /// Whether `n` consecutive indices from `i` (an `i32`) do not wrap, so
+    /// that they extend to consecutive addresses.
+    fn room<const W: u32>(&self, g: &mut Gen<W>, i: &str, n: u32) -> String {
+        // (The unsigned bound written as the i32 of its bits.)
+        let (pred, top) = if self.signed {
+            ("sle", i32::MAX - (n as i32 - 1))
+        } else {
+            ("ule", (u32::MAX - (n - 1)) as i32)
+        };
+        g.def(&format!("icmp {pred} i32 {i}, {top}"))
     }
 
     /// The lanes' indices (`<W x i32>`).

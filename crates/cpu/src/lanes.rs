@@ -442,8 +442,9 @@ pub(crate) fn row_forms(
         .into_iter()
         .enumerate()
         .map(|(r, l)| {
+            // (`vectors` are left without a form by the analysis.)
             l.filter(|l| l.jump == 0 && l.extra == 0)
-                .filter(|_| warp.forms[r].is_none() && !warp.vectors[r])
+                .filter(|_| warp.forms[r].is_none())
         })
         .collect()
 }
@@ -534,9 +535,11 @@ fn analyse(
         Lat::Bottom => false,
     };
     let convergent = loop {
-        let conv = match rows {
-            Some(w) => w.convergent.to_vec(),
-            None => cfg.convergent(f, p, &parks, &|r: Reg| uniform_in(&lat, r)),
+        let conv: std::borrow::Cow<[bool]> = match rows {
+            Some(w) => w.convergent.into(),
+            None => cfg
+                .convergent(f, p, &parks, &|r: Reg| uniform_in(&lat, r))
+                .into(),
         };
         let mut changed = false;
         for r in 0..n {
@@ -597,7 +600,7 @@ fn analyse(
             }
         }
         if !changed {
-            break conv;
+            break conv.into_owned();
         }
     };
     let out: Vec<Option<Lanes>> = lat

@@ -38,7 +38,7 @@ struct Start {
     offset_at: usize,
     index: Reg,
     signed: bool,
-    scale: u64,
+    scale: u32,
 }
 
 /// One pointer to rewrite: its writes and reads.
@@ -341,7 +341,8 @@ fn start<'a>(i: &Inst, p: Reg, def: impl Fn(Reg) -> Option<(usize, &'a Inst)>) -
     if *dst != p || ty.bits() != 64 {
         return None;
     }
-    let wide = |v: Value| -> Option<(usize, Reg, bool, u64)> {
+    // (The same products as `indexed` finds, so the reads become its form.)
+    let wide = |v: Value| -> Option<(usize, Reg, bool, u32)> {
         let Value::Reg(t) = v else { return None };
         let (at, d) = def(t)?;
         match &d.kind {
@@ -350,13 +351,9 @@ fn start<'a>(i: &Inst, p: Reg, def: impl Fn(Reg) -> Option<(usize, &'a Inst)>) -
                 ty,
                 args,
                 dst,
-            } if d.guard.is_none() && *dst == t && matches!(ty, Ty::S32 | Ty::U32) => {
-                match args[..] {
-                    [Value::Reg(x), Value::Imm(c)] | [Value::Imm(c), Value::Reg(x)] => {
-                        Some((at, x, ty.is_signed(), c & 0xffff_ffff))
-                    }
-                    _ => None,
-                }
+            } if d.guard.is_none() && *dst == t => {
+                let (x, signed, c) = crate::indexed::wide_index(*ty, args)?;
+                Some((at, x, signed, c))
             }
             _ => None,
         }
@@ -460,7 +457,10 @@ fn apply(p: &mut Prepared, stepped: &[Stepped]) {
                     op: IntOp::MulWide,
                     ty: if s.start.signed { Ty::S32 } else { Ty::U32 },
                     dst: offset,
-                    args: vec![Value::Reg(s.start.index), Value::Imm(s.start.scale)],
+                    args: vec![
+                        Value::Reg(s.start.index),
+                        Value::Imm(u64::from(s.start.scale)),
+                    ],
                 }));
                 new.push(plain(InstKind::Int {
                     op: IntOp::Add,
