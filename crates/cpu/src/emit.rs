@@ -174,6 +174,10 @@ thread_local! {
     /// compilations on this thread: for tests that a kernel takes this
     /// path.
     pub(crate) static ROW_REGS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Kernels compiled on this thread whose general warp function was too
+    /// large for region functions but got them, their regions being small
+    /// (see `regions_all_small`): for tests that a kernel takes that path.
+    pub(crate) static SMALL_REGION_KERNELS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 pub(crate) struct Gen<'a, const W: u32> {
@@ -297,6 +301,9 @@ pub(crate) struct Gen<'a, const W: u32> {
     /// Emitting the general warp function of a kernel with region
     /// functions: see `cold`.
     pub(crate) cold_general: bool,
+    /// The kernel's regions are all small (`regions_all_small`): the
+    /// general warp function is inlined into the round loop at any size.
+    pub(crate) small_regions: bool,
     /// Per block id: full warps may run the block in the general warp
     /// function for long even with region functions (see `cold`).
     pub(crate) hot_anyway: Vec<bool>,
@@ -2075,6 +2082,7 @@ pub fn emit<const W: u32>(
         counted_barriers: false,
         structured_only: false,
         cold_general: false,
+        small_regions: false,
         hot_anyway: crate::region::blocks(p, 0)
             .into_iter()
             .zip(blocks_in_barrier_free_loops(p))
@@ -2153,13 +2161,18 @@ pub fn emit<const W: u32>(
     // round): code there may trade speed for size (see `Gen::cold`).
     // Unless it is too large for regions: then it runs the whole kernel.
     g.cold_general = g.lean_barriers && crate::region::enabled();
+    g.small_regions = g.cold_general && regions_all_small(p, ctx.live_in, ctx.remat_insts);
     let mut warp_fns = warp_function(&mut g, &ctx, None)?;
-    if g.cold_general && warp_fns.len() >= INLINE_BELOW_BYTES {
+    let regions_wanted = warp_fns.len() < INLINE_BELOW_BYTES || g.small_regions;
+    if g.cold_general && !regions_wanted {
         g.cold_general = false;
         warp_fns = warp_function(&mut g, &ctx, None)?;
     }
     g.cold_general = false;
     let general_bytes = warp_fns.len();
+    if g.small_regions && general_bytes >= INLINE_BELOW_BYTES {
+        SMALL_REGION_KERNELS.with(|c| c.set(c.get() + 1));
+    }
     // The fast path of plain barriers: after each lean release the round
     // loop runs the region after the barrier through a function of its own
     // (see `region`).
@@ -2173,7 +2186,7 @@ pub fn emit<const W: u32>(
     // Not for warp functions too large to inline: their code generation
     // already dominates, and twice as much of it costs more than regions
     // save (the bitonic sort: 1.0 -> 2.1 s of JIT for 10% faster runs).
-    if g.lean_barriers && crate::region::enabled() && warp_fns.len() < INLINE_BELOW_BYTES {
+    if g.lean_barriers && crate::region::enabled() && regions_wanted {
         let mut done = std::collections::HashSet::new();
         let warp_bytes = (warp_fns.len() * 2).max(REGION_BYTES_FLOOR);
         let line_room = (crate::ir_line_limit() * 9 / 10).saturating_sub(warp_fns.lines().count());
@@ -3280,7 +3293,7 @@ fn dispatcher_and_blocks<const W: u32>(
     // The warp function is inlined into the round loop when small (saves a
     // call per warp); a large one stays a function of its own, where the
     // register allocator is much faster than inside the loop.
-    let inline = if g.out.len() < INLINE_BELOW_BYTES {
+    let inline = if g.out.len() < INLINE_BELOW_BYTES || g.small_regions {
         "alwaysinline "
     } else {
         "noinline "
@@ -3506,6 +3519,37 @@ fn unroll_planned<const W: u32>(p: &Prepared, shape: Shape) -> bool {
 }
 
 /// PTX instructions (and terminators) of the blocks among `inside`.
+/// Whether `p` has barriers and every region after one is at most
+/// `SMALL_REGION_INSTS` long: then regions pay for their code however
+/// large the general warp function (see `INLINE_BELOW_BYTES`). A bitonic
+/// sort unrolled by NVRTC is 55 such steps, a compare-exchange each: with
+/// the round loop running each step for warp after warp it took 2.4
+/// instead of 3.5 ms (256 segments, one worker; JIT 460 -> 510 ms), where
+/// a kernel of large regions (a batched LU, a stencil's march) gets slower
+/// code and more of it.
+fn regions_all_small(p: &Prepared, live_in: &[Vec<bool>], remat: &[Inst]) -> bool {
+    let mut any = false;
+    for block in p.func.blocks.values() {
+        let (Some(first), Some(Terminator::Jump(t))) = (block.insts.first(), &block.term) else {
+            continue;
+        };
+        if !matches!(first.kind, InstKind::Bar { .. }) {
+            continue;
+        }
+        let region = Region::new(p, live_in, remat, p.id_of[t.0 as usize]);
+        if insts_inside(p, &region.inside) > SMALL_REGION_INSTS {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
+/// See `regions_all_small`: the bitonic sort's steps are 8 to 18 PTX
+/// instructions (with their blocks' ends) after if-conversion, the
+/// stencil's march 193, SGEMM's tile product 51.
+const SMALL_REGION_INSTS: usize = 24;
+
 fn insts_inside(p: &Prepared, inside: &[bool]) -> usize {
     p.order
         .iter()

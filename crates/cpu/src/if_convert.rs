@@ -12,9 +12,13 @@
 //! kernel is one straight block.
 //!
 //! Only pure instructions (`lanes::pure`: no memory, no collectives, no
-//! clock) and non-volatile loads move: run by lanes the branch would have
-//! sent elsewhere, their results are dropped by the guard and nothing else
-//! changes; a guarded load reads nothing for those lanes (a masked load).
+//! clock) and non-volatile loads and stores move: run by lanes the branch
+//! would have sent elsewhere, their results are dropped by the guard and
+//! nothing else changes; a guarded load reads nothing for those lanes (a
+//! masked load), a guarded store writes nothing for them (a masked store),
+//! and the stores keep their places among the warp's accesses. A bitonic
+//! sort's compare-exchange (`if (a > b) { s[i] = b; s[j] = a; }`) is such
+//! an arm: 4.6 -> 3.5 ms for 256 segments on one worker.
 //! Loads move only where what they load is read after the arm, and what
 //! only the arm reads is computed unguarded (see `absorb`). Branches on
 //! values the same in every thread stay: a uniform branch is one scalar
@@ -157,11 +161,11 @@ fn cost(insts: &[Inst]) -> usize {
         .sum()
 }
 
-/// Whether `insts` may run guarded by `pred`: pure or non-volatile loads,
-/// and leaving `pred` as it is (the guards after them read it).
+/// Whether `insts` may run guarded by `pred`: pure, or non-volatile loads
+/// and stores, and leaving `pred` as it is (the guards after them read it).
 fn movable(insts: &[Inst], pred: Reg) -> bool {
     insts.iter().all(|i| {
-        (crate::lanes::pure(&i.kind) || guarded_load(&i.kind))
+        (crate::lanes::pure(&i.kind) || guarded_load(&i.kind) || guarded_store(&i.kind))
             // A carry chain's hidden flag is not a register a guard blends.
             && !matches!(i.kind, InstKind::Carry { .. })
             && !defs(&i.kind).contains(&pred)
@@ -367,6 +371,20 @@ fn guarded_load(k: &InstKind) -> bool {
     )
 }
 
+/// Whether `k` is a store that may run guarded: a plain one (not
+/// volatile). Guarded, it writes for the lanes the branch would have sent
+/// into the arm and no others, in the same place among the warp's other
+/// accesses, so memory ends up as after the branch.
+fn guarded_store(k: &InstKind) -> bool {
+    matches!(
+        k,
+        InstKind::St {
+            volatile: false,
+            ..
+        }
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -565,6 +583,27 @@ mod tests {
     }
 
     #[test]
+    fn stores_run_guarded() {
+        let (f, layout) = converted(&format!(
+            "{REGS}mov.u32 %r1, %tid.x;\nsetp.eq.s32 %p1, %r1, 3;\n@%p1 bra L1;\n\
+             ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r1;\nst.global.u32 [%rd1+4], 7;\nL1:\nret;"
+        ));
+        assert_eq!(layout.len(), 1, "{layout:?}");
+        let stores: Vec<_> = f.blocks[layout[0]]
+            .insts
+            .iter()
+            .filter(|i| matches!(i.kind, InstKind::St { .. }))
+            .collect();
+        // Both, in their order, where the branch would have sent the lane
+        // into the arm (%p1 off).
+        assert_eq!(stores.len(), 2);
+        assert!(stores
+            .iter()
+            .all(|i| i.guard.is_some_and(|(_, negated)| negated)));
+        assert!(matches!(&stores[1].kind, InstKind::St { srcs, .. } if srcs[0] == Value::Imm(7)));
+    }
+
+    #[test]
     fn uniform_branches_memory_and_big_bodies_stay() {
         // On a parameter: uniform.
         let (_, layout) = converted(&format!(
@@ -572,12 +611,18 @@ mod tests {
              add.s32 %r2, %r1, 1;\nL1:\nret;"
         ));
         assert_eq!(layout.len(), 3);
-        // A store in the body.
-        let (_, layout) = converted(&format!(
-            "{REGS}mov.u32 %r1, %tid.x;\nsetp.eq.s32 %p1, %r1, 3;\n@%p1 bra L1;\n\
-             ld.param.u64 %rd1, [out];\nst.global.u32 [%rd1], %r1;\nL1:\nret;"
-        ));
-        assert_eq!(layout.len(), 3);
+        // A volatile store or an atomic in the body (a plain store becomes
+        // a guarded one: see `stores_run_guarded`).
+        for access in [
+            "st.volatile.global.u32 [%rd1], %r1",
+            "atom.global.add.u32 %r2, [%rd1], 1",
+        ] {
+            let (_, layout) = converted(&format!(
+                "{REGS}mov.u32 %r1, %tid.x;\nsetp.eq.s32 %p1, %r1, 3;\n@%p1 bra L1;\n\
+                 ld.param.u64 %rd1, [out];\n{access};\nL1:\nret;"
+            ));
+            assert_eq!(layout.len(), 3, "{access}");
+        }
         // A body that rewrites the branch's predicate.
         let (_, layout) = converted(&format!(
             "{REGS}mov.u32 %r1, %tid.x;\nsetp.eq.s32 %p1, %r1, 3;\n@%p1 bra L1;\n\

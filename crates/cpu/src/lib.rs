@@ -208,6 +208,13 @@ pub fn row_registers() -> usize {
     emit::ROW_REGS.with(|c| c.get())
 }
 
+/// Kernels compiled on this thread that got region functions for their
+/// many small regions although their general warp function is too large
+/// to inline (see `emit`'s `regions_all_small`): for tests.
+pub fn small_region_kernels() -> usize {
+    emit::SMALL_REGION_KERNELS.with(|c| c.get())
+}
+
 /// Pointers stepped round a loop that compilations on this thread made
 /// again at each use from their start and their steps (see
 /// `pointer_steps`): for tests that a kernel takes that path.

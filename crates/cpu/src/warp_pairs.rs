@@ -373,11 +373,17 @@ mod tests {
         assert!(!pairs(&with("  ld.volatile.shared.f32 %f2, [s];\n")));
         assert!(!pairs(&with("  membar.cta;\n")));
         assert!(!pairs(&with("  shfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;\n")));
-        // (a branch around arithmetic alone becomes guarded instructions:
-        // see `if_convert`)
+        // (a branch around arithmetic and plain stores becomes guarded
+        // instructions: see `if_convert`)
         assert!(!pairs(&with(
-            "  setp.gt.f32 %q1, %f1, 0f00000000;\n  @%q1 bra L;\n  st.global.f32 [%rd0], %f1;\nL:\n"
+            "  setp.gt.f32 %q1, %f1, 0f00000000;\n  @%q1 bra L;\n  st.volatile.global.f32 [%rd0], %f1;\nL:\n"
         )));
+        assert_eq!(
+            pairs(&with(
+                "  setp.gt.f32 %q1, %f1, 0f00000000;\n  @%q1 bra L;\n  st.global.f32 [%rd0], %f1;\nL:\n"
+            )),
+            crate::if_convert::enabled()
+        );
         assert_eq!(
             pairs(&with(
                 "  setp.gt.f32 %q1, %f1, 0f00000000;\n  @%q1 bra L;\n  add.f32 %f1, %f1, %f1;\nL:\n"
