@@ -175,7 +175,7 @@ thread_local! {
     /// path.
     pub(crate) static ROW_REGS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// Kernels compiled on this thread whose general warp function was too
-    /// large for region functions but got them, their regions being small
+    /// large for region functions but got some, their regions being small
     /// (see `regions_all_small`): for tests that a kernel takes that path.
     pub(crate) static SMALL_REGION_KERNELS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
@@ -2170,9 +2170,6 @@ pub fn emit<const W: u32>(
     }
     g.cold_general = false;
     let general_bytes = warp_fns.len();
-    if g.small_regions && general_bytes >= INLINE_BELOW_BYTES {
-        SMALL_REGION_KERNELS.with(|c| c.set(c.get() + 1));
-    }
     // The fast path of plain barriers: after each lean release the round
     // loop runs the region after the barrier through a function of its own
     // (see `region`).
@@ -2238,6 +2235,9 @@ pub fn emit<const W: u32>(
                 next: region_next[&succ],
                 pair: false,
             });
+        }
+        if g.small_regions && general_bytes >= INLINE_BELOW_BYTES && !done.is_empty() {
+            SMALL_REGION_KERNELS.with(|c| c.set(c.get() + 1));
         }
     }
     // A full warp's first call goes through a function of its own as well:
@@ -3498,7 +3498,7 @@ fn unroll_planned<const W: u32>(p: &Prepared, shape: Shape) -> bool {
         return false;
     }
     let mut total = 0;
-    for block in p.func.blocks.values() {
+    for block in p.order.iter().map(|b| &p.func.blocks[*b]) {
         let (Some(first), Some(Terminator::Jump(t))) = (block.insts.first(), &block.term) else {
             continue;
         };
@@ -3528,16 +3528,23 @@ fn unroll_planned<const W: u32>(p: &Prepared, shape: Shape) -> bool {
 /// a kernel of large regions (a batched LU, a stencil's march) gets slower
 /// code and more of it.
 fn regions_all_small(p: &Prepared, live_in: &[Vec<bool>], remat: &[Inst]) -> bool {
+    // The code before the first barrier too: a large kernel ending in a
+    // small tree would otherwise get a cold general function, inlined.
+    let small = |r: Region| insts_inside(p, &r.inside) <= SMALL_REGION_INSTS;
+    if !small(Region::fresh(p, live_in)) {
+        return false;
+    }
     let mut any = false;
-    for block in p.func.blocks.values() {
+    // (Blocks in `p.order` only: the target of an unreachable barrier has
+    // no block id.)
+    for block in p.order.iter().map(|b| &p.func.blocks[*b]) {
         let (Some(first), Some(Terminator::Jump(t))) = (block.insts.first(), &block.term) else {
             continue;
         };
         if !matches!(first.kind, InstKind::Bar { .. }) {
             continue;
         }
-        let region = Region::new(p, live_in, remat, p.id_of[t.0 as usize]);
-        if insts_inside(p, &region.inside) > SMALL_REGION_INSTS {
+        if !small(Region::new(p, live_in, remat, p.id_of[t.0 as usize])) {
             return false;
         }
         any = true;

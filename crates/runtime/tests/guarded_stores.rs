@@ -1,28 +1,31 @@
 //! Stores in the arms of divergent ifs, which the compiled backend runs as
-//! guarded (masked) stores after if-conversion, and a sorting network of
-//! many such steps between barriers, whose small regions get region
-//! functions however large its general warp function is. Both backends,
-//! against values computed on the host.
+//! guarded (masked) stores after if-conversion: to shared, global, local
+//! and generic memory, vector stores, stores in an if inside an if. Both
+//! backends, warps of 32, 16 and 8 lanes, against values computed on the
+//! host. (One test a file: the count of converted branches is a process's.)
 
 mod common;
 
-use warpfold::{Arg, Backend, Device};
+use warpfold::Backend;
 
 /// One compare-exchange step on 64 keys in shared memory, swapping where
 /// the keys are out of order (a data-dependent triangle of two stores), a
-/// diamond storing different values to global memory in its two arms, and
-/// a triangle storing twice to one word (the second store wins).
+/// diamond storing different values to global memory in its two arms, a
+/// triangle storing twice to one word (the second store wins), an if in
+/// an if storing in both, a two-word vector store, a store to a local
+/// word read back after the join, and a store through a generic address.
 const STEP: &str = r#"
 .version 7.0
 .target sm_80
 .address_size 64
 .visible .entry step(.param .u64 out, .param .u64 keys)
 {
-  .reg .pred %p<4>;
+  .reg .pred %p<8>;
   .reg .f32 %f<4>;
-  .reg .b32 %r<8>;
-  .reg .b64 %rd<12>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<16>;
   .shared .align 4 .b8 s[256];
+  .local .align 4 .b8 word[4];
   ld.param.u64 %rd0, [out];
   ld.param.u64 %rd1, [keys];
   cvta.to.global.u64 %rd0, %rd0;
@@ -76,6 +79,40 @@ JOIN:
   st.global.u32 [%rd10+384], %r6;
   st.global.u32 [%rd10+384], 7;
 DONE:
+  // out[128 + t]: t odd: 1, and 2 where t & 2 as well
+  and.b32 %r7, %r0, 1;
+  setp.eq.u32 %p3, %r7, 0;
+  @%p3 bra EVEN;
+  st.global.u32 [%rd10+512], 1;
+  and.b32 %r8, %r0, 2;
+  setp.eq.u32 %p4, %r8, 0;
+  @%p4 bra EVEN;
+  st.global.u32 [%rd10+512], 2;
+EVEN:
+  // out[160 + 2t], out[161 + 2t]: t, t + 1 where t < 20
+  setp.ge.u32 %p5, %r0, 20;
+  @%p5 bra PAIR;
+  add.u32 %r9, %r0, 1;
+  add.s64 %rd11, %rd0, %rd2;
+  st.global.v2.u32 [%rd11+640], {%r0, %r9};
+PAIR:
+  // out[224 + t]: t where t % 5 == 0, else 5, through a local word
+  st.local.u32 [word], 5;
+  rem.u32 %r10, %r0, 5;
+  setp.ne.u32 %p6, %r10, 0;
+  @%p6 bra FIVE;
+  st.local.u32 [word], %r0;
+FIVE:
+  ld.local.u32 %r11, [word];
+  st.global.u32 [%rd10+896], %r11;
+  // out[256 + t]: t + 7 where t > 24, through a generic address
+  ld.param.u64 %rd12, [out];
+  add.s64 %rd13, %rd12, %rd9;
+  setp.le.u32 %p7, %r0, 24;
+  @%p7 bra END;
+  add.u32 %r12, %r0, 7;
+  st.u32 [%rd13+1024], %r12;
+END:
   ret;
 }
 "#;
@@ -92,19 +129,20 @@ fn step_on_host(keys: &[f32]) -> Vec<u32> {
     let mut out: Vec<u32> = s.iter().map(|x| x.to_bits()).collect();
     out.extend((0..32u32).map(|t| if t % 3 == 0 { 3 * t } else { t + 100 }));
     out.extend((0..32u32).map(|t| if t & 4 != 0 { 7 } else { 0 }));
+    out.extend((0..32u32).map(|t| match (t & 1, t & 2) {
+        (0, _) => 0,
+        (_, 0) => 1,
+        _ => 2,
+    }));
+    out.extend((0..64u32).map(|k| if k / 2 < 20 { k / 2 + k % 2 } else { 0 }));
+    out.extend((0..32u32).map(|t| if t % 5 == 0 { t } else { 5 }));
+    out.extend((0..32u32).map(|t| if t > 24 { t + 7 } else { 0 }));
     out
-}
-
-/// Keys in a scrambled order, no two alike.
-fn keys(n: usize, seed: u32) -> Vec<f32> {
-    (0..n as u32)
-        .map(|i| (i.wrapping_mul(2_654_435_761).wrapping_add(seed) >> 8) as f32 - 1e6)
-        .collect()
 }
 
 #[test]
 fn stores_in_divergent_arms_agree_with_the_host_on_both_backends() {
-    let keys = keys(64, 7);
+    let keys = common::scrambled_keys(64, 7);
     let want = step_on_host(&keys);
     let bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
     let before = warpfold_cpu::if_converted_branches();
@@ -120,7 +158,7 @@ fn stores_in_divergent_arms_agree_with_the_host_on_both_backends() {
             backend,
             width,
             &[&bytes],
-            128 * 4,
+            288 * 4,
         ));
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(
@@ -129,146 +167,11 @@ fn stores_in_divergent_arms_agree_with_the_host_on_both_backends() {
             );
         }
     }
-    // The swap, the diamond and the double store's triangle, at each
-    // width (the kernel is prepared twice a compilation).
+    // The swap, the diamond, the double store's triangle, the two nested
+    // ifs, the vector store's, the local store's and the generic store's
+    // triangles: 8 at each width (the kernel is prepared twice a
+    // compilation).
     if std::env::var("WARPFOLD_IF_CONVERT").map_or(true, |v| v != "off") {
-        assert!(warpfold_cpu::if_converted_branches() - before >= 3 * 2 * 3);
-    }
-}
-
-/// Keys a CTA sorts: 1024, two a thread.
-const SEG: u32 = 1024;
-
-/// A bitonic sort of each CTA's 1024 keys, its network unrolled as NVRTC
-/// unrolls the loops of `bench/bitonic/kernel.cu`: 55 steps, each a
-/// barrier and one compare-exchange a thread, with registers of its own.
-fn unrolled_bitonic() -> String {
-    let mut body = String::new();
-    let (mut r, mut f, mut p) = (10, 4, 0);
-    let mut step = 0;
-    let mut size = 2;
-    while size <= SEG {
-        let mut stride = size / 2;
-        while stride > 0 {
-            let (r0, r1, r2) = (r, r + 1, r + 2);
-            let (fa, fb) = (f, f + 1);
-            let (p0, p1, p2) = (p, p + 1, p + 2);
-            let (d0, d1) = (2 * step + 20, 2 * step + 21);
-            body.push_str(&format!(
-                "  bar.sync 0;
-  and.b32 %r{r0}, %r1, {mask};
-  sub.s32 %r{r1}, %r2, %r{r0};
-  mul.wide.s32 %rd{d0}, %r{r1}, 4;
-  add.s64 %rd{d1}, %rd4, %rd{d0};
-  ld.shared.f32 %f{fa}, [%rd{d1}];
-  ld.shared.f32 %f{fb}, [%rd{d1}+{off}];
-  and.b32 %r{r2}, %r1, {half};
-  setp.ne.u32 %p{p0}, %r{r2}, 0;
-  setp.gt.f32 %p{p1}, %f{fa}, %f{fb};
-  xor.pred %p{p2}, %p{p1}, %p{p0};
-  @!%p{p2} bra KEEP{step};
-  st.shared.f32 [%rd{d1}], %f{fb};
-  st.shared.f32 [%rd{d1}+{off}], %f{fa};
-KEEP{step}:
-",
-                mask = stride - 1,
-                off = 4 * stride,
-                half = size / 2,
-            ));
-            r += 3;
-            f += 2;
-            p += 3;
-            step += 1;
-            stride /= 2;
-        }
-        size *= 2;
-    }
-    format!(
-        r#"
-.version 7.0
-.target sm_80
-.address_size 64
-.visible .entry bitonic(.param .u64 out, .param .u64 keys)
-{{
-  .reg .pred %p<{p}>;
-  .reg .f32 %f<{f}>;
-  .reg .b32 %r<{r}>;
-  .reg .b64 %rd<{rd}>;
-  .shared .align 4 .b8 s[4096];
-  ld.param.u64 %rd0, [out];
-  ld.param.u64 %rd1, [keys];
-  cvta.to.global.u64 %rd0, %rd0;
-  cvta.to.global.u64 %rd1, %rd1;
-  mov.u32 %r0, %ctaid.x;
-  mov.u32 %r1, %tid.x;
-  shl.b32 %r2, %r1, 1;
-  shl.b32 %r3, %r0, 10;
-  add.s32 %r4, %r3, %r1;
-  mul.wide.s32 %rd2, %r4, 4;
-  add.s64 %rd3, %rd1, %rd2;
-  ld.global.f32 %f0, [%rd3];
-  ld.global.f32 %f1, [%rd3+2048];
-  mov.u64 %rd4, s;
-  mul.wide.u32 %rd5, %r1, 4;
-  add.s64 %rd6, %rd4, %rd5;
-  st.shared.f32 [%rd6], %f0;
-  st.shared.f32 [%rd6+2048], %f1;
-{body}  bar.sync 0;
-  ld.shared.f32 %f2, [%rd6];
-  ld.shared.f32 %f3, [%rd6+2048];
-  add.s64 %rd7, %rd0, %rd2;
-  st.global.f32 [%rd7], %f2;
-  st.global.f32 [%rd7+2048], %f3;
-  ret;
-}}
-"#,
-        rd = 2 * step + 22,
-    )
-}
-
-#[test]
-fn an_unrolled_sorting_network_sorts_on_both_backends_with_region_functions() {
-    let ptx = unrolled_bitonic();
-    let ctas = 3u32;
-    let keys = keys((ctas * SEG) as usize, 11);
-    let mut want = keys.clone();
-    for seg in want.chunks_mut(SEG as usize) {
-        seg.sort_by(f32::total_cmp);
-    }
-    let before = warpfold_cpu::small_region_kernels();
-    for (backend, threads) in [(Backend::Interp, 1), (Backend::Cpu, 1), (Backend::Cpu, 2)] {
-        let dev = Device::new()
-            .with_backend(backend)
-            .with_threads(threads)
-            .with_disk_cache(None);
-        let m = dev.load_ptx_named(&ptx, "bitonic.ptx").unwrap();
-        let k = m.kernel("bitonic").unwrap();
-        let (used, why) = k.effective_backend([512, 1, 1]);
-        assert_eq!(used, backend, "{why:?}");
-        let out = dev.buffer_zeroed(keys.len() * 4).unwrap();
-        let input = dev.buffer_from(&keys).unwrap();
-        k.launch(
-            [ctas, 1, 1],
-            [512, 1, 1],
-            0,
-            &[Arg::Buffer(&out), Arg::Buffer(&input)],
-        )
-        .unwrap();
-        let got: Vec<f32> = out.to_vec().unwrap();
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            assert_eq!(
-                g.to_bits(),
-                w.to_bits(),
-                "{backend:?}, {threads} threads: key {i}"
-            );
-        }
-    }
-    // Each step's region after if-conversion is a handful of instructions
-    // while the general function holds all 55 steps.
-    let defaults = ["WARPFOLD_IF_CONVERT", "WARPFOLD_REGIONS"]
-        .iter()
-        .all(|v| std::env::var(v).map_or(true, |v| v != "off"));
-    if defaults {
-        assert!(warpfold_cpu::small_region_kernels() > before);
+        assert!(warpfold_cpu::if_converted_branches() - before >= 8 * 2 * 3);
     }
 }

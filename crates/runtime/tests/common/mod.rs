@@ -43,3 +43,10 @@ pub fn words(bytes: &[u8]) -> Vec<u32> {
         .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
         .collect()
 }
+
+/// `n` float keys in a scrambled order, no two alike (for sorts).
+pub fn scrambled_keys(n: usize, seed: u32) -> Vec<f32> {
+    (0..n as u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761).wrapping_add(seed) >> 8) as f32 - 1e6)
+        .collect()
+}
