@@ -6,8 +6,6 @@
 
 mod common;
 
-use warpfold::Backend;
-
 /// One compare-exchange step on 64 keys in shared memory, swapping where
 /// the keys are out of order (a data-dependent triangle of two stores), a
 /// diamond storing different values to global memory in its two arms, a
@@ -146,12 +144,7 @@ fn stores_in_divergent_arms_agree_with_the_host_on_both_backends() {
     let want = step_on_host(&keys);
     let bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
     let before = warpfold_cpu::if_converted_branches();
-    for (backend, width) in [
-        (Backend::Interp, None),
-        (Backend::Cpu, Some(32)),
-        (Backend::Cpu, Some(16)),
-        (Backend::Cpu, Some(8)),
-    ] {
+    for (backend, width) in common::BACKENDS {
         let got = common::words(&common::one_cta(
             STEP,
             "step",

@@ -78,12 +78,7 @@ fn host(t: u32) -> [f32; 2] {
 fn ifs_inside_ifs_agree_with_the_host_on_both_backends() {
     let want: Vec<u32> = (0..32u32).flat_map(host).map(f32::to_bits).collect();
     let before = warpfold_cpu::if_converted_branches();
-    for (backend, width) in [
-        (Backend::Interp, None),
-        (Backend::Cpu, Some(32)),
-        (Backend::Cpu, Some(16)),
-        (Backend::Cpu, Some(8)),
-    ] {
+    for (backend, width) in common::BACKENDS {
         let got = common::words(&common::one_cta(PTX, "nested", backend, width, &[], 32 * 8));
         for (i, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(
@@ -145,12 +140,7 @@ SKIP:
 
 #[test]
 fn a_value_an_inner_guard_keeps_stays_for_lanes_that_skip_the_arm() {
-    for (backend, width) in [
-        (Backend::Interp, None),
-        (Backend::Cpu, Some(32)),
-        (Backend::Cpu, Some(16)),
-        (Backend::Cpu, Some(8)),
-    ] {
+    for (backend, width) in common::BACKENDS {
         let got = common::words(&common::one_cta(
             CARRIED,
             "carried",

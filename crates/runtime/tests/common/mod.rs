@@ -36,6 +36,14 @@ pub fn one_cta(
     out.to_bytes()
 }
 
+/// The interpreter, and compiled code at 32, 16 and 8 lanes a warp.
+pub const BACKENDS: [(Backend, Option<u32>); 4] = [
+    (Backend::Interp, None),
+    (Backend::Cpu, Some(32)),
+    (Backend::Cpu, Some(16)),
+    (Backend::Cpu, Some(8)),
+];
+
 /// `bytes` as little-endian 32-bit words.
 pub fn words(bytes: &[u8]) -> Vec<u32> {
     bytes
