@@ -2161,7 +2161,7 @@ pub fn emit<const W: u32>(
     // round): code there may trade speed for size (see `Gen::cold`).
     // Unless it is too large for regions: then it runs the whole kernel.
     g.cold_general = g.lean_barriers && crate::region::enabled();
-    g.small_regions = g.cold_general && regions_all_small(p, ctx.live_in, ctx.remat_insts);
+    g.small_regions = g.cold_general && regions_all_small(p);
     let mut warp_fns = warp_function(&mut g, &ctx, None)?;
     let regions_wanted = warp_fns.len() < INLINE_BELOW_BYTES || g.small_regions;
     if g.cold_general && !regions_wanted {
@@ -2188,16 +2188,7 @@ pub fn emit<const W: u32>(
         let warp_bytes = (warp_fns.len() * 2).max(REGION_BYTES_FLOOR);
         let line_room = (crate::ir_line_limit() * 9 / 10).saturating_sub(warp_fns.lines().count());
         let (mut added_bytes, mut added_lines) = (0, 0);
-        for (id, bid) in p.order.iter().enumerate() {
-            let block = &p.func.blocks[*bid];
-            let (Some(first), Some(Terminator::Jump(t))) = (block.insts.first(), &block.term)
-            else {
-                continue;
-            };
-            if !matches!(first.kind, InstKind::Bar { .. }) {
-                continue;
-            }
-            let succ = p.id_of[t.0 as usize];
+        for (id, succ) in barrier_regions(p) {
             if !done.contains(&succ) {
                 // Within a budget: at most twice as much code again as the
                 // warp function (JIT time), and under the size limit. At
@@ -3498,14 +3489,8 @@ fn unroll_planned<const W: u32>(p: &Prepared, shape: Shape) -> bool {
         return false;
     }
     let mut total = 0;
-    for block in p.order.iter().map(|b| &p.func.blocks[*b]) {
-        let (Some(first), Some(Terminator::Jump(t))) = (block.insts.first(), &block.term) else {
-            continue;
-        };
-        if !matches!(first.kind, InstKind::Bar { .. }) {
-            continue;
-        }
-        let size = insts_inside(p, &crate::region::blocks(p, p.id_of[t.0 as usize]));
+    for (_, succ) in barrier_regions(p) {
+        let size = insts_inside(p, &crate::region::blocks(p, succ));
         if size > UNROLL_REGION_INSTS {
             return false;
         }
@@ -3518,38 +3503,21 @@ fn unroll_planned<const W: u32>(p: &Prepared, shape: Shape) -> bool {
     total <= UNROLL_TOTAL_INSTS
 }
 
-/// PTX instructions (and terminators) of the blocks among `inside`.
 /// Whether `p` has barriers and every region after one is at most
-/// `SMALL_REGION_INSTS` long: then regions pay for their code however
-/// large the general warp function (see `INLINE_BELOW_BYTES`). A bitonic
-/// sort unrolled by NVRTC is 55 such steps, a compare-exchange each: with
-/// the round loop running each step for warp after warp it took 2.4
-/// instead of 3.5 ms (256 segments, one worker; JIT 460 -> 510 ms), where
-/// a kernel of large regions (a batched LU, a stencil's march) gets slower
-/// code and more of it.
-fn regions_all_small(p: &Prepared, live_in: &[Vec<bool>], remat: &[Inst]) -> bool {
-    // The code before the first barrier too: a large kernel ending in a
-    // small tree would otherwise get a cold general function, inlined.
-    let small = |r: Region| insts_inside(p, &r.inside) <= SMALL_REGION_INSTS;
-    if !small(Region::fresh(p, live_in)) {
-        return false;
-    }
-    let mut any = false;
-    // (Blocks in `p.order` only: the target of an unreachable barrier has
-    // no block id.)
-    for block in p.order.iter().map(|b| &p.func.blocks[*b]) {
-        let (Some(first), Some(Terminator::Jump(t))) = (block.insts.first(), &block.term) else {
-            continue;
-        };
-        if !matches!(first.kind, InstKind::Bar { .. }) {
-            continue;
-        }
-        if !small(Region::new(p, live_in, remat, p.id_of[t.0 as usize])) {
-            return false;
-        }
-        any = true;
-    }
-    any
+/// `SMALL_REGION_INSTS` long, and the code before the first barrier too:
+/// then regions pay for their code however large the general warp
+/// function (see `INLINE_BELOW_BYTES`). A bitonic sort unrolled by NVRTC
+/// is 55 such steps, a compare-exchange each: with the round loop running
+/// each step for warp after warp it took 2.4 instead of 3.5 ms (256
+/// segments, one worker; JIT 460 -> 510 ms), where a kernel of large
+/// regions (a batched LU, a stencil's march) gets slower code and more of
+/// it, and a large kernel ending in a small tree would get a cold general
+/// function, inlined.
+fn regions_all_small(p: &Prepared) -> bool {
+    let small =
+        |entry: u32| insts_inside(p, &crate::region::blocks(p, entry)) <= SMALL_REGION_INSTS;
+    let mut regions = barrier_regions(p).peekable();
+    regions.peek().is_some() && small(0) && regions.all(|(_, succ)| small(succ))
 }
 
 /// See `regions_all_small`: the bitonic sort's steps are 8 to 18 PTX
@@ -3557,6 +3525,24 @@ fn regions_all_small(p: &Prepared, live_in: &[Vec<bool>], remat: &[Inst]) -> boo
 /// stencil's march 193, SGEMM's tile product 51.
 const SMALL_REGION_INSTS: usize = 24;
 
+/// Each barrier block's id in `p.order` and the id of the block its
+/// region starts at (the block it jumps to). Reached blocks only: the
+/// target of an unreachable barrier has no id.
+fn barrier_regions(p: &Prepared) -> impl Iterator<Item = (usize, u32)> + '_ {
+    p.order.iter().enumerate().filter_map(|(id, b)| {
+        let block = &p.func.blocks[*b];
+        match (block.insts.first(), &block.term) {
+            (Some(first), Some(Terminator::Jump(t)))
+                if matches!(first.kind, InstKind::Bar { .. }) =>
+            {
+                Some((id, p.id_of[t.0 as usize]))
+            }
+            _ => None,
+        }
+    })
+}
+
+/// PTX instructions (and terminators) of the blocks among `inside`.
 fn insts_inside(p: &Prepared, inside: &[bool]) -> usize {
     p.order
         .iter()

@@ -165,7 +165,7 @@ fn cost(insts: &[Inst]) -> usize {
 /// and stores, and leaving `pred` as it is (the guards after them read it).
 fn movable(insts: &[Inst], pred: Reg) -> bool {
     insts.iter().all(|i| {
-        (crate::lanes::pure(&i.kind) || guarded_load(&i.kind) || guarded_store(&i.kind))
+        (crate::lanes::pure(&i.kind) || guarded_access(&i.kind))
             // A carry chain's hidden flag is not a register a guard blends.
             && !matches!(i.kind, InstKind::Carry { .. })
             && !defs(&i.kind).contains(&pred)
@@ -358,27 +358,17 @@ fn named_param(k: &InstKind) -> bool {
     matches!(k, InstKind::Ld { space, addr, volatile: false, .. } if crate::lower::uniform_symbol(addr, *space))
 }
 
-/// A load that may run guarded: the guard keeps the lanes the branch
-/// would have sent elsewhere from reading at all (a masked load), so they
-/// touch no memory they would not have.
-fn guarded_load(k: &InstKind) -> bool {
+/// Whether memory access `k` may run guarded: a plain (not volatile) load
+/// or store. Guarded, a load reads and a store writes for the lanes the
+/// branch would have sent into the arm and no others, in the same place
+/// among the warp's other accesses, so memory ends up as after the branch.
+fn guarded_access(k: &InstKind) -> bool {
     matches!(
         k,
         InstKind::Ld {
             volatile: false,
             ..
-        }
-    )
-}
-
-/// Whether `k` is a store that may run guarded: a plain one (not
-/// volatile). Guarded, it writes for the lanes the branch would have sent
-/// into the arm and no others, in the same place among the warp's other
-/// accesses, so memory ends up as after the branch.
-fn guarded_store(k: &InstKind) -> bool {
-    matches!(
-        k,
-        InstKind::St {
+        } | InstKind::St {
             volatile: false,
             ..
         }

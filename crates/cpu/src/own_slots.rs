@@ -413,16 +413,10 @@ impl Arrays {
             }
         }
         for (at, i) in k.insts() {
-            let InstKind::Int {
-                op: IntOp::Add,
-                ty,
-                dst,
-                args,
-            } = &i.kind
-            else {
+            let Some((dst, x, y)) = crate::uniform::add64(&i.kind) else {
                 continue;
             };
-            if ty.bits() != 64 || k.only_def(*dst).is_none() {
+            if k.only_def(dst).is_none() {
                 continue;
             }
             let base = |r: Reg| {
@@ -431,14 +425,14 @@ impl Arrays {
                     .is_some_and(|(d, _)| k.dominates(d, at))
                     .then_some(*g)
             };
-            let found = match args[..] {
-                [Value::Reg(x), Value::Reg(y)] => base(x)
+            let found = match (x, y) {
+                (Value::Reg(x), Value::Reg(y)) => base(x)
                     .zip(slot_offset(k, y, at))
                     .or_else(|| base(y).zip(slot_offset(k, x, at))),
                 _ => None,
             };
             if let Some((g, size @ (4 | 8))) = found {
-                a.slot.insert(*dst, (g, size, at));
+                a.slot.insert(dst, (g, size, at));
             }
         }
         for (_, i) in k.insts() {

@@ -311,17 +311,12 @@ impl Context<'_> {
 
 /// `p += s` (either operand order): `s`.
 fn stepping(i: &Inst, p: Reg) -> Option<Value> {
-    match &i.kind {
-        InstKind::Int {
-            op: IntOp::Add,
-            ty,
-            dst,
-            args,
-        } if *dst == p && ty.bits() == 64 => match args[..] {
-            [Value::Reg(x), s] if x == p && s != Value::Reg(p) => Some(s),
-            [s, Value::Reg(x)] if x == p && s != Value::Reg(p) => Some(s),
-            _ => None,
-        },
+    match crate::uniform::add64(&i.kind)? {
+        (dst, Value::Reg(x), s) | (dst, s, Value::Reg(x))
+            if dst == p && x == p && s != Value::Reg(p) =>
+        {
+            Some(s)
+        }
         _ => None,
     }
 }
@@ -329,16 +324,8 @@ fn stepping(i: &Inst, p: Reg) -> Option<Value> {
 /// `p = a + t` with `t = mul.wide i, c` (either operand order), `def`
 /// giving the write of `t` that `p`'s reads (its index and itself).
 fn start<'a>(i: &Inst, p: Reg, def: impl Fn(Reg) -> Option<(usize, &'a Inst)>) -> Option<Start> {
-    let InstKind::Int {
-        op: IntOp::Add,
-        ty,
-        dst,
-        args,
-    } = &i.kind
-    else {
-        return None;
-    };
-    if *dst != p || ty.bits() != 64 {
+    let (dst, x, y) = crate::uniform::add64(&i.kind)?;
+    if dst != p {
         return None;
     }
     // (The same products as `indexed` finds, so the reads become its form.)
@@ -358,7 +345,6 @@ fn start<'a>(i: &Inst, p: Reg, def: impl Fn(Reg) -> Option<(usize, &'a Inst)>) -
             _ => None,
         }
     };
-    let [x, y] = args[..] else { return None };
     let (base, (offset_at, index, signed, scale)) = match (wide(x), wide(y)) {
         (_, Some(w)) => (x, w),
         (Some(w), None) => (y, w),

@@ -126,6 +126,23 @@ pub(crate) fn partial_def(i: &Inst) -> bool {
         )
 }
 
+/// The destination and the two operands of a 64-bit `add`: the address
+/// arithmetic that `pointer_steps` and `own_slots` follow.
+pub(crate) fn add64(k: &InstKind) -> Option<(Reg, Value, Value)> {
+    match k {
+        InstKind::Int {
+            op: IntOp::Add,
+            ty,
+            dst,
+            args,
+        } if ty.bits() == 64 => match args[..] {
+            [a, b] => Some((*dst, a, b)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Registers an instruction reads (including guards and call arguments).
 pub(crate) fn uses(i: &Inst) -> Vec<Reg> {
     let mut out: Vec<Reg> = Vec::new();

@@ -33,6 +33,38 @@ fn widened<T: Into<u64>>(v: Vec<T>) -> Vec<u64> {
     v.into_iter().map(Into::into).collect()
 }
 
+/// `f(ty, tx)` for each thread of a block of `block` threads, in order.
+fn per_thread<T>(block: [u32; 3], f: impl Fn(u32, u32) -> T) -> Vec<T> {
+    let (w, h) = (block[0], block[1]);
+    (0..w * h).map(|t| f(t / w, t % w)).collect()
+}
+
+/// Kernel `name` run as one block of `block` threads at 32 lanes on
+/// `dev` (of `backend`), with a zeroed word a thread, then `input` as a
+/// buffer if any, then `words`: the output.
+fn one_block(
+    (backend, dev): (Backend, Device),
+    name: &str,
+    block: [u32; 3],
+    input: Option<&[f32]>,
+    words: &[u32],
+) -> Buffer {
+    let dev = dev.with_warp_width(Some(32));
+    let m = module(&dev);
+    let out = dev
+        .buffer_zeroed(block.iter().product::<u32>() as usize * 4)
+        .unwrap();
+    let inp = input.map(|x| dev.buffer_from(x).unwrap());
+    let args: Vec<Arg> = std::iter::once(Arg::Buffer(&out))
+        .chain(inp.as_ref().map(Arg::Buffer))
+        .chain(words.iter().map(|w| Arg::U32(*w)))
+        .collect();
+    kernel(&m, name, backend, block)
+        .launch([1, 1, 1], block, 0, &args)
+        .unwrap();
+    out
+}
+
 #[test]
 fn widening_is_exact_where_lanes_straddle_2_pow_31_and_2_pow_32() {
     let n = 128u32;
@@ -97,26 +129,12 @@ fn a_register_only_some_block_rows_write_again_keeps_each_rows_value() {
     let pitch = 40u32;
     let input: Vec<f32> = (0..8 * pitch).map(|i| i as f32).collect();
     for block in [[16u32, 4, 1], [8, 8, 1], [16, 2, 1]] {
-        let (w, h) = (block[0], block[1]);
-        let want: Vec<f32> = (0..w * h)
-            .map(|t| {
-                let (ty, tx) = (t / w, t % w);
-                input[(if ty % 2 == 1 { ty * pitch + tx } else { tx }) as usize]
-            })
-            .collect();
-        for (backend, dev) in devices() {
-            let dev = dev.with_warp_width(Some(32));
-            let m = module(&dev);
-            let out = dev.buffer_zeroed((w * h) as usize * 4).unwrap();
-            let inp = dev.buffer_from(&input).unwrap();
-            kernel(&m, "rows_apart", backend, block)
-                .launch(
-                    [1, 1, 1],
-                    block,
-                    0,
-                    &[Arg::Buffer(&out), Arg::Buffer(&inp), Arg::U32(pitch)],
-                )
-                .unwrap();
+        let want: Vec<f32> = per_thread(block, |ty, tx| {
+            input[(if ty % 2 == 1 { ty * pitch + tx } else { tx }) as usize]
+        });
+        for run in devices() {
+            let backend = run.0;
+            let out = one_block(run, "rows_apart", block, Some(&input), &[pitch]);
             assert_eq!(
                 out.to_vec::<f32>().unwrap(),
                 want,
@@ -225,30 +243,17 @@ fn a_uniform_quotient_that_lane_0_does_not_compute_is_the_quotient() {
 fn row_values_that_column_0_does_not_compute_are_each_rows() {
     let (pitch, d) = (9u32, 4u32);
     for block in [[16u32, 4, 1], [8, 8, 1]] {
-        let (w, h) = (block[0], block[1]);
-        let want: Vec<u32> = (0..w * h)
-            .map(|t| {
-                let (ty, tx) = (t / w, t % w);
-                if tx == 0 {
-                    0
-                } else {
-                    let v = ty * pitch;
-                    v / d + if v < 50 { 1000 } else { 2000 }
-                }
-            })
-            .collect();
-        for (backend, dev) in devices() {
-            let dev = dev.with_warp_width(Some(32));
-            let m = module(&dev);
-            let out = dev.buffer_zeroed((w * h) as usize * 4).unwrap();
-            kernel(&m, "row_values_without_column_0", backend, block)
-                .launch(
-                    [1, 1, 1],
-                    block,
-                    0,
-                    &[Arg::Buffer(&out), Arg::U32(pitch), Arg::U32(d)],
-                )
-                .unwrap();
+        let want: Vec<u32> = per_thread(block, |ty, tx| {
+            if tx == 0 {
+                0
+            } else {
+                let v = ty * pitch;
+                v / d + if v < 50 { 1000 } else { 2000 }
+            }
+        });
+        for run in devices() {
+            let backend = run.0;
+            let out = one_block(run, "row_values_without_column_0", block, None, &[pitch, d]);
             assert_eq!(u32s(&out), want, "{backend:?}, block {block:?}");
         }
     }
@@ -259,27 +264,14 @@ fn row_pointers_kept_across_a_barrier_read_their_rows() {
     let pitch = 37u32;
     let input: Vec<f32> = (0..16 * pitch).map(|i| i as f32).collect();
     for block in [[8u32, 8, 1], [16, 4, 1], [8, 16, 1]] {
-        let (w, h) = (block[0], block[1]);
-        let want: Vec<f32> = (0..w * h)
-            .map(|t| {
-                let (ty, tx) = (t / w, t % w);
-                input[(ty * pitch + tx) as usize] + input[(ty * pitch) as usize]
-            })
-            .collect();
-        for (backend, dev) in devices() {
-            let dev = dev.with_warp_width(Some(32));
-            let m = module(&dev);
-            let out = dev.buffer_zeroed((w * h) as usize * 4).unwrap();
-            let inp = dev.buffer_from(&input).unwrap();
+        let want: Vec<f32> = per_thread(block, |ty, tx| {
+            input[(ty * pitch + tx) as usize] + input[(ty * pitch) as usize]
+        });
+        for run in devices() {
+            let backend = run.0;
             let before = warpfold_cpu::row_registers();
-            kernel(&m, "row_pointer_across_a_barrier", backend, block)
-                .launch(
-                    [1, 1, 1],
-                    block,
-                    0,
-                    &[Arg::Buffer(&out), Arg::Buffer(&inp), Arg::U32(pitch)],
-                )
-                .unwrap();
+            let name = "row_pointer_across_a_barrier";
+            let out = one_block(run, name, block, Some(&input), &[pitch]);
             let what = format!("{backend:?}, block {block:?}");
             assert_eq!(out.to_vec::<f32>().unwrap(), want, "{what}");
             if backend == Backend::Cpu {

@@ -33,6 +33,34 @@ fn row_kernel(
     assert_eq!(k.effective_backend(block).0, backend, "{name} {block:?}");
     (dev, k)
 }
+/// Kernel `name(in, out, pitch, steps)` of `row_kernel` launched on
+/// `grid` with input `a`: the output (a float a thread) and the kernel.
+fn run_steps(
+    (backend, width): (Backend, Option<u32>),
+    name: &str,
+    (grid, block): ([u32; 3], [u32; 3]),
+    a: &[f32],
+    (pitch, steps): (usize, usize),
+) -> (Vec<f32>, warpfold::Kernel) {
+    let (dev, k) = row_kernel(backend, width, name, block);
+    let din = dev.buffer_from(a).unwrap();
+    let threads: u32 = grid.iter().chain(&block).product();
+    let out = dev.buffer_zeroed(threads as usize * 4).unwrap();
+    k.launch(
+        grid,
+        block,
+        0,
+        &[
+            Arg::Buffer(&din),
+            Arg::Buffer(&out),
+            Arg::I32(pitch as i32),
+            Arg::I32(steps as i32),
+        ],
+    )
+    .unwrap();
+    (out.to_vec::<f32>().unwrap(), k)
+}
+
 const PITCH: usize = 200;
 
 /// `out[r * cols + c] = a[r * PITCH + c] * 2 + 1` where in range.
@@ -140,22 +168,14 @@ fn rows_read_through_a_pointer_stepped_round_a_loop() {
             })
             .collect();
         for (backend, width) in RUNS {
-            let (dev, k) = row_kernel(backend, width, "row_steps", block);
-            let din = dev.buffer_from(&a).unwrap();
-            let out = dev.buffer_zeroed(rows * w * 4).unwrap();
-            k.launch(
-                [1, rows as u32 / block[1], 1],
-                block,
-                0,
-                &[
-                    Arg::Buffer(&din),
-                    Arg::Buffer(&out),
-                    Arg::I32(pitch as i32),
-                    Arg::I32(steps as i32),
-                ],
-            )
-            .unwrap();
-            let got = out.to_vec::<f32>().unwrap();
+            let grid = [1, rows as u32 / block[1], 1];
+            let (got, _) = run_steps(
+                (backend, width),
+                "row_steps",
+                (grid, block),
+                &a,
+                (pitch, steps),
+            );
             assert_eq!(got, want, "{backend:?} width {width:?}, block {block:?}");
         }
     }
@@ -269,22 +289,8 @@ fn rows_stepped_round_a_tile_loop_with_barriers_sum_their_own_tiles() {
             .collect();
         for (backend, width) in RUNS {
             let before = warpfold_cpu::row_registers();
-            let (dev, k) = row_kernel(backend, width, "tile_loop", block);
-            let din = dev.buffer_from(&a).unwrap();
-            let out = dev.buffer_zeroed(rows * w * 4).unwrap();
-            k.launch(
-                [1, 4, 1],
-                block,
-                0,
-                &[
-                    Arg::Buffer(&din),
-                    Arg::Buffer(&out),
-                    Arg::I32(pitch as i32),
-                    Arg::I32(steps as i32),
-                ],
-            )
-            .unwrap();
-            let got = out.to_vec::<f32>().unwrap();
+            let run = (backend, width);
+            let (got, k) = run_steps(run, "tile_loop", ([1, 4, 1], block), &a, (pitch, steps));
             let what = format!("{backend:?} width {width:?}, block {block:?}");
             assert_eq!(got, want, "{what}");
             // 32-lane warps of these rows keep `idx` as one scalar a row
