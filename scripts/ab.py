@@ -37,12 +37,14 @@ def parse_env(pairs):
     return env
 
 
-def run_side(binary, env, kernel, reps):
+def run_side(binary, env, kernel, reps, suite=None):
     """(warpfold ms, OpenMP ms or None) of one `bench` run of `kernel`."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "report.json")
         full_env = dict(os.environ, WARPFOLD_CACHE_DIR="off", **env)
         cmd = [binary, "bench", kernel, "--reps", str(reps), "--no-pocl", "--json", out]
+        if suite:
+            cmd += ["--dir", suite]
         r = subprocess.run(cmd, cwd=ROOT, env=full_env, capture_output=True, text=True)
         if r.returncode != 0 or not os.path.exists(out):
             sys.exit(f"error: {' '.join(cmd)} failed:\n{r.stderr[-2000:]}")
@@ -81,6 +83,7 @@ def main(argv):
     ap.add_argument("--b-env", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--rounds", type=int, default=4, help="turns of each side (default 4)")
     ap.add_argument("--reps", type=int, default=20, help="bench --reps (default 20)")
+    ap.add_argument("--dir", help="bench --dir: another suite (say, a copy with smaller inputs that stay in cache)")
     args = ap.parse_args(argv)
     if args.rounds < 1:
         sys.exit("error: --rounds must be at least 1")
@@ -101,7 +104,7 @@ def main(argv):
             order = (0, 1) if r % 2 == 0 else (1, 0)
             for side in order:
                 binary, env = sides[side]
-                got[side].append(run_side(binary, env, kernel, args.reps))
+                got[side].append(run_side(binary, env, kernel, args.reps, args.dir))
             print(f"  round {r + 1}/{args.rounds} of {kernel}", end="\r", file=sys.stderr)
         print(summary(kernel, *got))
 

@@ -208,6 +208,13 @@ pub fn row_registers() -> usize {
     emit::ROW_REGS.with(|c| c.get())
 }
 
+/// Bounds tests of a thread's index (`i < n`) that compilations on this
+/// thread made lane bits from lane 0's index (see `lower`'s
+/// `index_compare_mask` and `guard_bits`): for tests.
+pub fn index_masks() -> usize {
+    emit::INDEX_MASKS.with(|c| c.get())
+}
+
 /// Kernels compiled on this thread that got region functions for their
 /// many small regions although their general warp function is too large
 /// to inline (see `emit`'s `regions_all_small`): for tests.

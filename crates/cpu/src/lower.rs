@@ -19,6 +19,15 @@ fn exec_mask<const W: u32>(g: &mut Gen<W>, inst: &Inst) -> String {
     match inst.guard {
         None => mask,
         Some((p, neg)) => {
+            if let Some(bits) = guard_bits(g, p) {
+                let bits = if neg {
+                    g.def(&format!("xor i32 {bits}, {}", full_bits::<W>()))
+                } else {
+                    bits
+                };
+                let pv = g.mask_of_bits(&bits);
+                return g.mask_op("and", &mask, &pv);
+            }
             let pv = g.val(Value::Reg(p), 1);
             let pv = if neg { not1(g, &pv) } else { pv };
             g.mask_op("and", &mask, &pv)
@@ -2804,7 +2813,10 @@ pub(crate) fn emit_inst<const W: u32>(
             combine,
             ftz,
         } => {
-            let c = compare(g, *cmp, *ty, *a, *b, *ftz);
+            let c = match index_compare_mask(g, (*cmp, *ty, *a, *b)) {
+                Some(m) => m,
+                None => compare(g, *cmp, *ty, *a, *b, *ftz),
+            };
             let (r1, r2) = match combine {
                 None => {
                     let n = not1(g, &c);
@@ -3611,6 +3623,78 @@ fn branch_bits<const W: u32>(g: &mut Gen<W>, pred: Reg) -> Option<(Cond, Option<
         .into_iter()
         .reduce(|a, b| g.def(&format!("and i1 {a}, {b}")));
     Some((bits, guard))
+}
+
+/// The lanes of guard `p` of the instruction being lowered, as i32 bits
+/// worked out from lane-0 values as for a branch (`branch_bits`), where
+/// no index may wrap, with AVX-512: `@%p ld` after `setp.lt.s32 %p, i,
+/// n` (a bounds test, if-converted or written so) then costs a few scalar
+/// instructions and a move into a mask register, where the compare of
+/// the index vector took a broadcast, an add of the lane numbers and a
+/// compare per 16 lanes, on the vector units the kernel's own arithmetic
+/// needs. (Without mask registers the bits go back into a vector mask at
+/// about the compare's cost: see `mask_of_bits`.)
+fn guard_bits<const W: u32>(g: &mut Gen<W>, p: Reg) -> Option<String> {
+    let block = g.cur_block?;
+    if !g.avx512 || g.cur_inst == usize::MAX || g.is_uniform(p.0 as usize) {
+        return None;
+    }
+    let insts = &g.p.func.blocks[block].insts;
+    let end = g.cur_inst.min(insts.len());
+    // Only a predicate the block itself computes from lane-0 values (kept
+    // bits in the warp state are loaded, made a vector and tested alike).
+    if !defined_bits_ok(g, insts, end, p, 0) {
+        return None;
+    }
+    let mut guards = Vec::new();
+    let c = cond_bits(g, insts, end, Value::Reg(p), 0, &mut guards);
+    // An index that may wrap: the vector compare (the bits' code is dead).
+    if !guards.is_empty() {
+        return None;
+    }
+    crate::emit::INDEX_MASKS.with(|n| n.set(n.get() + 1));
+    Some(c.bits.make(g))
+}
+
+/// `setp` of a consecutive index against a uniform value (`i < n`, `t >=
+/// d`), with AVX-512: the lanes where it holds as bits from lane-0 values
+/// (`compare_bits`), moved into a mask register, in place of the index
+/// vector's compare (a broadcast, an add of the lane numbers and a
+/// compare per 16 lanes on the vector units). None where an index may
+/// wrap, or for other comparisons.
+fn index_compare_mask<const W: u32>(
+    g: &mut Gen<W>,
+    (cmp, ty, a, b): (CmpOp, Ty, Value, Value),
+) -> Option<String> {
+    let int = matches!(ty, Ty::S32 | Ty::U32 | Ty::B32);
+    let cmp_ok = matches!(
+        cmp,
+        CmpOp::Lt
+            | CmpOp::Le
+            | CmpOp::Gt
+            | CmpOp::Ge
+            | CmpOp::Lo
+            | CmpOp::Ls
+            | CmpOp::Hi
+            | CmpOp::Hs
+    );
+    let spreads = [spread(g, a)?, spread(g, b)?];
+    let indices = spreads
+        .iter()
+        .filter(|s| **s == Spread::Consecutive)
+        .count();
+    let uniform = spreads.iter().filter(|s| **s == Spread::Uniform).count();
+    if !g.avx512 || !int || !cmp_ok || indices != 1 || uniform != 1 {
+        return None;
+    }
+    let mut guards = Vec::new();
+    let c = compare_bits(g, (cmp, ty, a, b), &mut guards);
+    if !guards.is_empty() {
+        return None;
+    }
+    let bits = c.bits.make(g);
+    crate::emit::INDEX_MASKS.with(|n| n.set(n.get() + 1));
+    Some(g.mask_of_bits(&bits))
 }
 
 /// How an integer operand of a comparison varies across the lanes, for
