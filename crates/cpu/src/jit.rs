@@ -368,6 +368,14 @@ pub(crate) fn codegen_with(ir: &str, regs: Option<u64>) -> Result<Vec<u8>, Unsup
                     let again: PassManager<inkwell::values::FunctionValue> =
                         PassManager::create(&module);
                     again.add_dead_store_elimination_pass();
+                    // And the shuffles of shuffles the promoted accesses
+                    // leave (a tree's last steps read 2 and 1 lanes of a
+                    // 16-lane chunk, then widen them: LLVM moved each
+                    // lane through a general register) become one.
+                    // Single CPU, inputs in cache, 8 rounds: block
+                    // reduction 0.93 (5/8 faster), scan 0.96 (7/8); the
+                    // scan's JIT time the same.
+                    again.add_instruction_combining_pass();
                     again.initialize();
                     again.run_on(&f);
                     again.finalize();
