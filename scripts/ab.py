@@ -44,7 +44,8 @@ def run_side(binary, env, kernel, reps, suite=None):
         full_env = dict(os.environ, WARPFOLD_CACHE_DIR="off", **env)
         cmd = [binary, "bench", kernel, "--reps", str(reps), "--no-pocl", "--json", out]
         if suite:
-            cmd += ["--dir", suite]
+            # (bench runs in the repository: a path relative to the caller.)
+            cmd += ["--dir", os.path.abspath(suite)]
         r = subprocess.run(cmd, cwd=ROOT, env=full_env, capture_output=True, text=True)
         if r.returncode != 0 or not os.path.exists(out):
             sys.exit(f"error: {' '.join(cmd)} failed:\n{r.stderr[-2000:]}")

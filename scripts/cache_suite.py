@@ -71,7 +71,17 @@ def main(argv):
             if old not in text:
                 sys.exit(f"error: {name}/bench.toml no longer has {old!r}: update SIZES")
             text = text.replace(old, new)
-        # The description's sizes are the suite's; say so.
+        # The bytes and flops a run counts, for its GB/s and GFLOP/s,
+        # shrink with n; the description says which copy this is.
+        old_n = int(re.search(r"^n = (\d+)$", open(os.path.join(bench, name, "bench.toml")).read(), re.M).group(1))
+        new_n = int(re.search(r"^n = (\d+)$", text, re.M).group(1))
+        for key in ("bytes", "flops"):
+            text = re.sub(
+                rf"^{key} = (\d+)$",
+                lambda m: f"{key} = {int(m.group(1)) * new_n // old_n}",
+                text,
+                flags=re.M,
+            )
         text = re.sub(r'^description = "(.*)"$', r'description = "\1 (inputs in cache)"', text, flags=re.M)
         with open(path, "w") as f:
             f.write(text)

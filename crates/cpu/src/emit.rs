@@ -178,7 +178,7 @@ thread_local! {
     /// large for region functions but got some, their regions being small
     /// (see `regions_all_small`): for tests that a kernel takes that path.
     pub(crate) static SMALL_REGION_KERNELS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    /// Index compares and guards made lane bits from lane-0 values by
+    /// Index compares made lane bits from lane-0 values by
     /// compilations on this thread (see `lower::index_compare_mask`): for
     /// tests that a kernel takes this path.
     pub(crate) static INDEX_MASKS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
@@ -230,7 +230,7 @@ pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) plain: Vec<bool>,
     /// The block whose instructions are being emitted (none in code that
     /// runs elsewhere: resumes, recomputed values).
-    pub(crate) cur_block: Option<BlockId>,
+    cur_block: Option<BlockId>,
     /// Whether the instruction being emitted is guarded.
     pub(crate) guarded: bool,
     /// Registers declared `.f32`/`.f64`: they may hold non-canonical NaNs.

@@ -210,7 +210,7 @@ pub fn row_registers() -> usize {
 
 /// Bounds tests of a thread's index (`i < n`) that compilations on this
 /// thread made lane bits from lane 0's index (see `lower`'s
-/// `index_compare_mask` and `guard_bits`): for tests.
+/// `index_compare_mask`): for tests.
 pub fn index_masks() -> usize {
     emit::INDEX_MASKS.with(|c| c.get())
 }

@@ -19,15 +19,6 @@ fn exec_mask<const W: u32>(g: &mut Gen<W>, inst: &Inst) -> String {
     match inst.guard {
         None => mask,
         Some((p, neg)) => {
-            if let Some(bits) = guard_bits(g, p) {
-                let bits = if neg {
-                    g.def(&format!("xor i32 {bits}, {}", full_bits::<W>()))
-                } else {
-                    bits
-                };
-                let pv = g.mask_of_bits(&bits);
-                return g.mask_op("and", &mask, &pv);
-            }
             let pv = g.val(Value::Reg(p), 1);
             let pv = if neg { not1(g, &pv) } else { pv };
             g.mask_op("and", &mask, &pv)
@@ -3625,80 +3616,66 @@ fn branch_bits<const W: u32>(g: &mut Gen<W>, pred: Reg) -> Option<(Cond, Option<
     Some((bits, guard))
 }
 
-/// The lanes of guard `p` of the instruction being lowered, as i32 bits
-/// worked out from lane-0 values as for a branch (`branch_bits`), where
-/// no index may wrap, with AVX-512: `@%p ld` after `setp.lt.s32 %p, i,
-/// n` (a bounds test, if-converted or written so) then costs a few scalar
-/// instructions and a move into a mask register, where the compare of
-/// the index vector took a broadcast, an add of the lane numbers and a
-/// compare per 16 lanes, on the vector units the kernel's own arithmetic
-/// needs. (Without mask registers the bits go back into a vector mask at
-/// about the compare's cost: see `mask_of_bits`.)
-fn guard_bits<const W: u32>(g: &mut Gen<W>, p: Reg) -> Option<String> {
-    let block = g.cur_block?;
-    if !g.avx512 || g.cur_inst == usize::MAX || g.is_uniform(p.0 as usize) {
-        return None;
-    }
-    let insts = &g.p.func.blocks[block].insts;
-    let end = g.cur_inst.min(insts.len());
-    // Only a predicate the block itself computes from lane-0 values (kept
-    // bits in the warp state are loaded, made a vector and tested alike).
-    if !defined_bits_ok(g, insts, end, p, 0) {
-        return None;
-    }
-    let mut guards = Vec::new();
-    let c = cond_bits(g, insts, end, Value::Reg(p), 0, &mut guards);
-    // An index that may wrap: the vector compare (the bits' code is dead).
-    if !guards.is_empty() {
-        return None;
-    }
-    crate::emit::INDEX_MASKS.with(|n| n.set(n.get() + 1));
-    Some(c.bits.make(g))
-}
-
-/// `setp` of a consecutive index against a uniform value (`i < n`, `t >=
-/// d`), with AVX-512: the lanes where it holds as bits from lane-0 values
+/// `setp` of a consecutive index against a uniform value (`i < n`, `n >=
+/// i`), with AVX-512: the lanes where it holds as bits from lane-0 values
 /// (`compare_bits`), moved into a mask register, in place of the index
-/// vector's compare (a broadcast, an add of the lane numbers and a
-/// compare per 16 lanes on the vector units). None where an index may
-/// wrap, or for other comparisons.
+/// vector's compare (a broadcast, an add of the lane numbers and a compare
+/// per 16 lanes, on the vector units the kernel's arithmetic needs); a
+/// guarded load or store and a select then use the mask as it is. Not for
+/// indices that may wrap (`Spread::Wrapping`), nor for equality: a
+/// stencil's edge tests (`x == 0`) gained nothing. Single CPU, inputs in
+/// cache (`scripts/cache_suite.py`), 8 rounds: the warp-shuffle reduction
+/// took 0.95 of the time (8/8 faster); with the instcombine after
+/// `shared_regs` (see `jit`), the block reduction 0.89 (8/8) and the scan
+/// 0.90 (6/8). The same bits for the guards of loads and stores, worked
+/// out again at each guarded instruction (`cond_bits`), made the scan 4%
+/// slower and the others no faster.
 fn index_compare_mask<const W: u32>(
     g: &mut Gen<W>,
     (cmp, ty, a, b): (CmpOp, Ty, Value, Value),
 ) -> Option<String> {
-    let int = matches!(ty, Ty::S32 | Ty::U32 | Ty::B32);
-    let cmp_ok = matches!(
-        cmp,
-        CmpOp::Lt
-            | CmpOp::Le
-            | CmpOp::Gt
-            | CmpOp::Ge
-            | CmpOp::Lo
-            | CmpOp::Ls
-            | CmpOp::Hi
-            | CmpOp::Hs
-    );
+    if !g.avx512 || int_compare(cmp, ty) != Some(true) {
+        return None;
+    }
     let spreads = [spread(g, a)?, spread(g, b)?];
-    let indices = spreads
-        .iter()
-        .filter(|s| **s == Spread::Consecutive)
-        .count();
-    let uniform = spreads.iter().filter(|s| **s == Spread::Uniform).count();
-    if !g.avx512 || !int || !cmp_ok || indices != 1 || uniform != 1 {
+    if !matches!(
+        spreads,
+        [Spread::Consecutive, Spread::Uniform] | [Spread::Uniform, Spread::Consecutive]
+    ) {
         return None;
     }
+    // (No index that may wrap: no guard to test first.)
     let mut guards = Vec::new();
-    let c = compare_bits(g, (cmp, ty, a, b), &mut guards);
-    if !guards.is_empty() {
-        return None;
-    }
-    let bits = c.bits.make(g);
+    let bits = compare_bits(g, (cmp, ty, a, b), &mut guards).bits.make(g);
+    debug_assert!(guards.is_empty());
     crate::emit::INDEX_MASKS.with(|n| n.set(n.get() + 1));
     Some(g.mask_of_bits(&bits))
 }
 
+/// For a 32-bit integer comparison `compare_bits` can work out: whether
+/// it orders (`lt`, `ls`, ...) rather than tests equality; None for
+/// other types and comparisons.
+fn int_compare(cmp: CmpOp, ty: Ty) -> Option<bool> {
+    if !matches!(ty, Ty::S32 | Ty::U32 | Ty::B32) {
+        return None;
+    }
+    match cmp {
+        CmpOp::Eq | CmpOp::Ne => Some(false),
+        CmpOp::Lt
+        | CmpOp::Le
+        | CmpOp::Gt
+        | CmpOp::Ge
+        | CmpOp::Lo
+        | CmpOp::Ls
+        | CmpOp::Hi
+        | CmpOp::Hs => Some(true),
+        _ => None,
+    }
+}
+
 /// How an integer operand of a comparison varies across the lanes, for
-/// `branch_bits`: one value, or lane 0's plus the lane index.
+/// `branch_bits` and `index_compare_mask`: one value, or lane 0's plus the
+/// lane index.
 #[derive(Clone, Copy, PartialEq)]
 enum Spread {
     Uniform,
@@ -3797,20 +3774,7 @@ fn defined_bits_ok<const W: u32>(
             combine,
             ..
         } => {
-            let int = matches!(ty, Ty::S32 | Ty::U32 | Ty::B32);
-            let cmp_ok = matches!(
-                cmp,
-                CmpOp::Eq
-                    | CmpOp::Ne
-                    | CmpOp::Lt
-                    | CmpOp::Le
-                    | CmpOp::Gt
-                    | CmpOp::Ge
-                    | CmpOp::Lo
-                    | CmpOp::Ls
-                    | CmpOp::Hi
-                    | CmpOp::Hs
-            );
+            let known = int_compare(*cmp, *ty).is_some();
             let spreads = [spread(g, *a), spread(g, *b)];
             let one_index = spreads.iter().all(|s| s.is_some())
                 && spreads
@@ -3818,7 +3782,7 @@ fn defined_bits_ok<const W: u32>(
                     .filter(|s| s.is_some_and(Spread::is_index))
                     .count()
                     <= 1;
-            int && cmp_ok && *dst == r && one_index && combine.is_none_or(|(_, p, _)| ok(p))
+            known && *dst == r && one_index && combine.is_none_or(|(_, p, _)| ok(p))
         }
         InstKind::PredOp { op, a, b, .. } => match op {
             PredOp::Not | PredOp::Mov => ok(*a),

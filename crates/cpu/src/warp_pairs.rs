@@ -30,7 +30,8 @@
 //! (it is passed them), so no pass moves an access to those across it;
 //! the rest are the inlined copies' own allocas, and the passes before
 //! this one move no access within a block (they delete accesses, they
-//! sink none). PTX's `.acquire`, `.release` and `.relaxed` accesses count
+//! sink none: instcombine sinks a load only past nothing that may write,
+//! and the mark may). PTX's `.acquire`, `.release` and `.relaxed` accesses count
 //! as plain ones: each warp's half keeps its order. `WARPFOLD_PAIRS=off`
 //! turns this off.
 

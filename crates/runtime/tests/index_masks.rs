@@ -1,24 +1,30 @@
-//! Bounds tests of a thread's index (`i < n`, `n >= i`, unsigned `i > lo`,
-//! `i <= n`) guarding loads and stores and choosing values, which compiled
-//! code with AVX-512 works out as lane bits from lane 0's index instead of
-//! comparing the index vector: every bound around and inside the warps of
-//! a grid of partial and whole warps, and an index that wraps past 2^31
-//! (the vector compare's path), on the interpreter and compiled at 32, 16
-//! and 8 lanes a warp, against the host.
+//! Bounds tests of a thread's index (`i < n`, `n >= i`, unsigned `i > lo`
+//! and `lo <= i`, joined, negated, with a second result or an immediate)
+//! guarding loads and stores and choosing values, which compiled code with
+//! AVX-512 works out as lane bits from lane 0's index instead of comparing
+//! the index vector: every bound around and inside the warps of a grid of
+//! partial and whole warps, and an index that wraps past 2^31 (the vector
+//! compare's path), on the interpreter and compiled at 32, 16 and 8 lanes
+//! a warp, against the host.
 
 mod common;
 
 use warpfold::{Arg, Device};
 
-/// Thread `i = ctaid * ntid + tid + base` of `len` threads writes four
-/// words (`base` a parameter only in the wrapping test: elsewhere the
-/// compiler knows `i` stays below 2^31, see `with_base`):
-/// - `out[i]`: `in[i]` where `i < n` (a guarded load), else -1;
-/// - `out[len + i]`: 1 where `n >= i`, else 2 (a select, index right);
-/// - `out[2 len + i]`: `i` where `i > lo` unsigned (a guarded store), else
-///   untouched (zero);
-/// - `out[3 len + i]`: 7 where `i <= n` and `i >= lo` signed (two tests
-///   joined), else 9.
+/// Thread `i = ctaid * ntid + tid + base` of `len` threads writes a word
+/// in each of `PARTS` parts of `len` words (`base` a parameter only in the
+/// wrapping test: elsewhere the compiler knows `i` stays below 2^31, see
+/// `with_base`):
+/// 0. `in[i]` where `i < n` (a guarded load), else -1;
+/// 1. 1 where `n >= i`, else 2 (a select, the index on the right);
+/// 2. `i` where `i > lo` unsigned (a guarded store), else untouched (0);
+/// 3. 7 where `i <= n` and `i >= lo` signed (two tests joined), else 9;
+/// 4. `i` where not `i < lo` unsigned (a negated guard), else untouched;
+/// 5. 3 where `i >= lo` unsigned (the second result of that `setp`),
+///    else 4;
+/// 6. 5 where `i > 40` and `i < n` (`setp.gt.and` with the guard of 0),
+///    else 6;
+/// 7. 8 where `lo <= i` unsigned (`ls`, the index on the right), else 1.
 ///
 /// Slot `i - base` of each part belongs to thread `i`.
 const BOUNDS: &str = r#"
@@ -64,23 +70,43 @@ const BOUNDS: &str = r#"
   selp.b32 %r12, 7, 9, %p5;
   add.s64 %rd8, %rd7, %rd5;
   st.global.u32 [%rd8], %r12;
+  setp.lo.u32 %p6|%p7, %r9, %r2;
+  add.s64 %rd9, %rd8, %rd5;
+  @!%p6 st.global.u32 [%rd9], %r9;
+  selp.b32 %r13, 3, 4, %p7;
+  add.s64 %rd10, %rd9, %rd5;
+  st.global.u32 [%rd10], %r13;
+  setp.gt.and.s32 %p6, %r9, 40, %p0;
+  selp.b32 %r14, 5, 6, %p6;
+  add.s64 %rd11, %rd10, %rd5;
+  st.global.u32 [%rd11], %r14;
+  setp.ls.u32 %p7, %r2, %r9;
+  selp.b32 %r15, 8, 1, %p7;
+  add.s64 %rd12, %rd11, %rd5;
+  st.global.u32 [%rd12], %r15;
   ret;
 }
 "#;
 
+/// The parts `BOUNDS` writes.
+const PARTS: usize = 8;
+
 /// What `BOUNDS` writes, on the host.
 fn expected(input: &[u32], n: i32, lo: u32, base: u32) -> Vec<u32> {
     let len = input.len();
-    let mut out = vec![0u32; 4 * len];
+    let mut out = vec![0u32; PARTS * len];
     for (k, &x) in input.iter().enumerate() {
         let i = (k as u32).wrapping_add(base);
         let si = i as i32;
-        out[k] = if si < n { x } else { u32::MAX };
-        out[len + k] = if n >= si { 1 } else { 2 };
-        if i > lo {
-            out[2 * len + k] = i;
-        }
-        out[3 * len + k] = if si <= n && si >= lo as i32 { 7 } else { 9 };
+        let mut part = |p: usize, v: u32| out[p * len + k] = v;
+        part(0, if si < n { x } else { u32::MAX });
+        part(1, if n >= si { 1 } else { 2 });
+        part(2, if i > lo { i } else { 0 });
+        part(3, if si <= n && si >= lo as i32 { 7 } else { 9 });
+        part(4, if i >= lo { i } else { 0 });
+        part(5, if i >= lo { 3 } else { 4 });
+        part(6, if si > 40 && si < n { 5 } else { 6 });
+        part(7, if lo <= i { 8 } else { 1 });
     }
     out
 }
@@ -112,7 +138,7 @@ fn check(grid: u32, block: u32, bounds: &[(i32, u32)], base: u32) {
         assert_eq!(used, backend, "{why:?}");
         let inp = dev.buffer_from(&input).unwrap();
         for &(n, lo) in bounds {
-            let out = dev.buffer_zeroed(16 * len).unwrap();
+            let out = dev.buffer_zeroed(4 * PARTS * len).unwrap();
             let args = [
                 Arg::Buffer(&out),
                 Arg::Buffer(&inp),
@@ -143,7 +169,8 @@ fn bounds_tests_of_the_index_give_the_hosts_lanes() {
     .chain([(i32::MIN, u32::MAX), (i32::MAX, 0)])
     .collect();
     check(3, 80, &bounds, 0);
-    if std::is_x86_feature_detected!("avx512f") && std::env::var("WARPFOLD_CPU").is_err() {
+    // (Compiled code without AVX-512 keeps the vector compares.)
+    if warpfold_cpu::code_target().contains("AVX-512") {
         assert!(
             warpfold_cpu::index_masks() > before,
             "no bounds test became lane bits"
