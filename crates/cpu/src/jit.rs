@@ -297,6 +297,15 @@ pub(crate) fn codegen_with(ir: &str, regs: Option<u64>) -> Result<Vec<u8>, Unsup
     // lane-by-lane load): a 3-D stencil's accesses each reloaded their
     // address and jump lane (2.6% of its instructions).
     fpm.add_early_cse_mem_ssa_pass();
+    // A block's loads of one index each test that its lanes do not wrap
+    // (`Indexed::consecutive`), on a path of their own that joins again;
+    // with the tests made one value above, jump threading takes the path
+    // where it held straight past the next ones (a 3-D stencil's trip
+    // tested its centre index four times). Single CPU, 4-8 interleaved
+    // rounds: sgemm 0.87 of the time, stencil2d 0.88, histogram and SpMV
+    // 0.92, bitonic 0.94, stencil3d in cache 0.96; batched LU 1.05,
+    // Mandelbrot and transpose 1.01-1.02. JIT median 81 -> 93 ms.
+    fpm.add_jump_threading_pass();
     fpm.add_instruction_combining_pass();
     fpm.add_aggressive_dce_pass();
     fpm.add_cfg_simplification_pass();
