@@ -132,10 +132,7 @@ fn check(grid: u32, block: u32, bounds: &[(i32, u32)], base: u32) {
             .with_backend(backend)
             .with_warp_width(width)
             .with_disk_cache(None);
-        let m = dev.load_ptx_named(&ptx, "bounds.ptx").unwrap();
-        let k = m.kernel("bounds").unwrap();
-        let (used, why) = k.effective_backend([block, 1, 1]);
-        assert_eq!(used, backend, "{why:?}");
+        let k = common::checked_kernel(&dev, &ptx, "bounds", [block, 1, 1]);
         let inp = dev.buffer_from(&input).unwrap();
         for &(n, lo) in bounds {
             let out = dev.buffer_zeroed(4 * PARTS * len).unwrap();

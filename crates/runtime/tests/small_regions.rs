@@ -112,10 +112,7 @@ fn an_unrolled_sorting_network_sorts_on_both_backends_through_region_functions()
             .with_backend(backend)
             .with_threads(threads)
             .with_disk_cache(None);
-        let m = dev.load_ptx_named(&ptx, "bitonic.ptx").unwrap();
-        let k = m.kernel("bitonic").unwrap();
-        let (used, why) = k.effective_backend([512, 1, 1]);
-        assert_eq!(used, backend, "{why:?}");
+        let k = common::checked_kernel(&dev, &ptx, "bitonic", [512, 1, 1]);
         let out = dev.buffer_zeroed(keys.len() * 4).unwrap();
         let input = dev.buffer_from(&keys).unwrap();
         k.launch(
@@ -178,10 +175,7 @@ fn a_barrier_no_path_reaches_compiles_and_runs() {
         (Backend::Cpu, 512),
     ] {
         let dev = Device::new().with_backend(backend).with_disk_cache(None);
-        let m = dev.load_ptx_named(DEAD_BARRIER, "dead.ptx").unwrap();
-        let k = m.kernel("dead").unwrap();
-        let (used, why) = k.effective_backend([threads, 1, 1]);
-        assert_eq!(used, backend, "{why:?}");
+        let k = common::checked_kernel(&dev, DEAD_BARRIER, "dead", [threads, 1, 1]);
         let out = dev.buffer_zeroed(threads as usize * 4).unwrap();
         k.launch([1, 1, 1], [threads, 1, 1], 0, &[Arg::Buffer(&out)])
             .unwrap();

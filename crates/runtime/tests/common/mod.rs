@@ -22,10 +22,7 @@ pub fn one_cta(
         .with_backend(backend)
         .with_warp_width(width)
         .with_disk_cache(None);
-    let m = dev.load_ptx_named(ptx, &format!("{name}.ptx")).unwrap();
-    let k = m.kernel(name).unwrap();
-    let (used, why) = k.effective_backend([32, 1, 1]);
-    assert_eq!(used, backend, "{name}: {why:?}");
+    let k = checked_kernel(&dev, ptx, name, [32, 1, 1]);
     let out = dev.buffer_zeroed(out_bytes).unwrap();
     let bufs: Vec<_> = inputs.iter().map(|b| dev.buffer_from(b).unwrap()).collect();
     let args: Vec<Arg> = std::iter::once(&out)
@@ -34,6 +31,16 @@ pub fn one_cta(
         .collect();
     k.launch([1, 1, 1], [32, 1, 1], 0, &args).unwrap();
     out.to_bytes()
+}
+
+/// Kernel `name` of `ptx` loaded on `dev`, checked to run on `dev`'s
+/// backend for blocks of `block` threads (not on a fallback).
+pub fn checked_kernel(dev: &Device, ptx: &str, name: &str, block: [u32; 3]) -> warpfold::Kernel {
+    let m = dev.load_ptx_named(ptx, &format!("{name}.ptx")).unwrap();
+    let k = m.kernel(name).unwrap();
+    let (used, why) = k.effective_backend(block);
+    assert_eq!(used, dev.backend(), "{name} {block:?}: {why:?}");
+    k
 }
 
 /// The interpreter, and compiled code at 32, 16 and 8 lanes a warp.
