@@ -182,6 +182,11 @@ thread_local! {
     /// compilations on this thread (see `lower::index_compare_mask`): for
     /// tests that a kernel takes this path.
     pub(crate) static INDEX_MASKS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Accesses through an index that wraps round an array, tested for
+    /// consecutive lanes from lane 0's values by compilations on this
+    /// thread (see `indexed::Wrapped`): for tests that a kernel takes
+    /// this path.
+    pub(crate) static WRAPPED_INDICES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 pub(crate) struct Gen<'a, const W: u32> {

@@ -283,6 +283,94 @@ fn widened<const W: u32>(g: &Gen<W>, insts: &[Inst], end: usize, x: Reg) -> Opti
     }
 }
 
+/// An index that wraps round an array of `n` elements: `a - (a < n ? 0 :
+/// n)` with `a` consecutive across the lanes (`i + k * step`, then `if (col
+/// >= n) col -= n`: a banded matrix's columns, a periodic boundary). Lane
+/// by lane it is not affine, so each access used to test its 32 indices
+/// for consecutive ones; the lanes whose `a` reaches `n` are a suffix of
+/// the warp, and in every warp but the one where it starts the indices
+/// are consecutive from lane 0's, which scalar code works out (see
+/// `Indexed::consecutive_wrapped`). PTX from NVRTC: `setp.lt.s32 p, a, n;
+/// selp.b32 o, 0, n, p; sub.s32 x, a, o` (or `setp.ge` and `selp o, n,
+/// 0, p`), in the access's block, with nothing changing the operands
+/// before the access.
+struct Wrapped {
+    a: Reg,
+    n: Value,
+    /// Whether the comparison with `n` is signed.
+    signed: bool,
+}
+
+/// `x` (the index of the access being lowered) as a `Wrapped` index.
+fn wrapped<const W: u32>(g: &Gen<W>, x: Reg) -> Option<Wrapped> {
+    let p = g.p;
+    let insts = &p.func.blocks[*p.order.get(g.cur_id as usize)?].insts;
+    let end = g.cur_inst.min(insts.len());
+    let def = |r: Reg| crate::lower::quiet_def(insts, end, r).map(|i| &i.kind);
+    let word = |t: &Ty| matches!(t, Ty::S32 | Ty::U32 | Ty::B32);
+    let InstKind::Int {
+        op: IntOp::Sub,
+        ty,
+        args,
+        ..
+    } = def(x)?
+    else {
+        return None;
+    };
+    let [Value::Reg(a), Value::Reg(o)] = args[..] else {
+        return None;
+    };
+    let InstKind::Selp {
+        ty: sty,
+        a: sa,
+        b: sb,
+        c: Value::Reg(pr),
+        ..
+    } = def(o)?
+    else {
+        return None;
+    };
+    let InstKind::Setp {
+        cmp,
+        ty: cty,
+        dst,
+        a: ca,
+        b: cb,
+        combine: None,
+        ..
+    } = def(*pr)?
+    else {
+        return None;
+    };
+    if !word(ty) || !word(sty) || !word(cty) || dst != pr || *ca != Value::Reg(a) {
+        return None;
+    }
+    let n = *cb;
+    // The predicate holds where `a` stays (below `n`: 0 is taken away) or
+    // where it wraps (`n` is).
+    let (stays, signed) = match (cmp, cty) {
+        (CmpOp::Lt, Ty::S32) => (true, true),
+        (CmpOp::Lt, _) | (CmpOp::Lo, _) => (true, false),
+        (CmpOp::Ge, Ty::S32) => (false, true),
+        (CmpOp::Ge, _) | (CmpOp::Hs, _) => (false, false),
+        _ => return None,
+    };
+    let picks = if stays {
+        [Value::Imm(0), n]
+    } else {
+        [n, Value::Imm(0)]
+    };
+    let same = |v: &Value, w: &Value| match (v, w) {
+        (Value::Imm(x), Value::Imm(y)) => (*x as u32) == (*y as u32),
+        _ => v == w,
+    };
+    if !same(sa, &picks[0]) || !same(sb, &picks[1]) {
+        return None;
+    }
+    (crate::lower::consecutive_index(g, Value::Reg(a)) && crate::lower::uniform_int32(g, n))
+        .then_some(Wrapped { a, n, signed })
+}
+
 /// A 64-bit operand the same for every lane whose scalar is in `%rN`.
 fn uniform64<const W: u32>(g: &Gen<W>, v: Value) -> bool {
     match v {
@@ -300,6 +388,9 @@ impl Indexed {
     /// adding 31 to lane 0's does not wrap (else consecutive 32-bit
     /// indices can widen to addresses 2^32 elements apart).
     pub(crate) fn consecutive<const W: u32>(&self, g: &mut Gen<W>, exec: &str) -> (String, String) {
+        if let Some(w) = wrapped(g, self.source) {
+            return self.consecutive_wrapped(g, &w);
+        }
         let i0 = g.def(&format!("extractelement <{W} x i32> {}, i32 0", self.idx));
         let s0 = g.splat("i32", &i0);
         let expect = g.def(&format!("add <{W} x i32> {s0}, {}", iota::<W>(32)));
@@ -307,6 +398,39 @@ impl Indexed {
         let all = g.holds_in(&eq, exec);
         let room = self.room(g, &i0, W);
         let both = g.def(&format!("and i1 {all}, {room}"));
+        (self.address_of(g, &i0), both)
+    }
+
+    /// `consecutive` for indices `a - (a < n ? 0 : n)` (see `Wrapped`),
+    /// from lane 0's `a` and `n` alone: the lanes are consecutive from
+    /// `a` when every lane's `a` is below `n`, from `a - n` when none is
+    /// (then only the widening may break them, as `room` tests). A warp
+    /// with lanes on both sides takes the slow path.
+    fn consecutive_wrapped<const W: u32>(&self, g: &mut Gen<W>, w: &Wrapped) -> (String, String) {
+        crate::emit::WRAPPED_INDICES.with(|c| c.set(c.get() + 1));
+        let a0 = g.load_scalar(&format!("r{}", w.a.0), "i32");
+        let n = match w.n {
+            Value::Imm(x) => (x as u32).to_string(),
+            Value::Reg(r) => g.load_scalar(&format!("r{}", r.0), "i32"),
+        };
+        // With lane 0's `a` at most 2^31 - W, no lane's passes 2^31 - 1
+        // (see `lower::consecutive_index`), and lane i's is below `n`
+        // exactly when i < n - a0, in 64 bits.
+        let low = g.def(&format!("icmp ule i32 {a0}, {}", (1u32 << 31) - W));
+        let ext = extension(w.signed);
+        let (a64, n64) = (
+            g.def(&format!("zext i32 {a0} to i64")),
+            g.def(&format!("{ext} i32 {n} to i64")),
+        );
+        let d = g.def(&format!("sub i64 {n64}, {a64}"));
+        let below = g.def(&format!("icmp sge i64 {d}, {W}"));
+        let above = g.def(&format!("icmp sle i64 {d}, 0"));
+        let moved = g.def(&format!("sub i32 {a0}, {n}"));
+        let i0 = g.def(&format!("select i1 {below}, i32 {a0}, i32 {moved}"));
+        let one_side = g.def(&format!("or i1 {below}, {above}"));
+        let room = self.room(g, &i0, W);
+        let fits = g.def(&format!("and i1 {low}, {room}"));
+        let both = g.def(&format!("and i1 {one_side}, {fits}"));
         (self.address_of(g, &i0), both)
     }
 

@@ -215,6 +215,13 @@ pub fn index_masks() -> usize {
     emit::INDEX_MASKS.with(|c| c.get())
 }
 
+/// Accesses through an index that wraps round an array (`if (col >= n)
+/// col -= n`) that compilations on this thread tested for consecutive
+/// lanes from lane 0's values (see `indexed`'s `Wrapped`): for tests.
+pub fn wrapped_indices() -> usize {
+    emit::WRAPPED_INDICES.with(|c| c.get())
+}
+
 /// Kernels compiled on this thread that got region functions for their
 /// many small regions although their general warp function is too large
 /// to inline (see `emit`'s `regions_all_small`): for tests.

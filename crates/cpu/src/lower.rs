@@ -3712,6 +3712,19 @@ fn spread<const W: u32>(g: &Gen<W>, v: Value) -> Option<Spread> {
     }
 }
 
+/// Whether 32-bit integer operand `v` holds lane 0's value plus the lane
+/// (see `spread`), wrapping past 2^31 - 1 in some lanes unless lane 0's
+/// value is at most 2^31 - W: callers test that.
+pub(crate) fn consecutive_index<const W: u32>(g: &Gen<W>, v: Value) -> bool {
+    spread(g, v).is_some_and(Spread::is_index)
+}
+
+/// Whether 32-bit integer operand `v` is the same in every lane, its
+/// scalar in `%rN` (or an immediate).
+pub(crate) fn uniform_int32<const W: u32>(g: &Gen<W>, v: Value) -> bool {
+    spread(g, v) == Some(Spread::Uniform)
+}
+
 /// The last instruction before `end` defining `r`, unguarded, whose
 /// operands no instruction from it to `end` writes.
 pub(crate) fn quiet_def(insts: &[Inst], end: usize, r: Reg) -> Option<&Inst> {
