@@ -187,6 +187,9 @@ thread_local! {
     /// thread (see `indexed::Wrapped`): for tests that a kernel takes
     /// this path.
     pub(crate) static WRAPPED_INDICES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Constant shuffles with lanes nothing reads, left undefined (see
+    /// `demanded`), by compilations on this thread: for tests.
+    pub(crate) static NARROWED_SHUFFLES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 pub(crate) struct Gen<'a, const W: u32> {
@@ -279,6 +282,10 @@ pub(crate) struct Gen<'a, const W: u32> {
     pub(crate) diamond_first: Vec<bool>,
     /// Registers that only ever hold one constant (see `uniform::constants`).
     pub(crate) consts: std::collections::HashMap<Reg, u64>,
+    /// The lanes that may run each block (by id), as bits (see `demanded`).
+    pub(crate) possible: Vec<u32>,
+    /// Per register, the lanes some instruction reads (see `demanded`).
+    pub(crate) demanded: Vec<u32>,
     /// Element sizes whose out-of-line slow load path is used.
     pub(crate) slow_loads: std::collections::BTreeSet<u32>,
     /// `(bits, signed)` of the indexed slow loads used (see `indexed`).
@@ -2080,6 +2087,8 @@ pub fn emit<const W: u32>(
         tri_body: Vec::new(),
         diamond_first: Vec::new(),
         consts: crate::uniform::constants(&p.func),
+        possible: Vec::new(),
+        demanded: Vec::new(),
         slow_loads: std::collections::BTreeSet::new(),
         slow_index_loads: std::collections::BTreeSet::new(),
         mask_bits: std::collections::HashMap::new(),
@@ -2105,6 +2114,8 @@ pub fn emit<const W: u32>(
         stride_at,
     };
     (g.tri_body, g.diamond_first) = if_bodies(p);
+    g.possible = crate::demanded::possible_lanes(p, &g.lanes, &g.consts, W);
+    g.demanded = crate::demanded::demanded_lanes(p, &g.lanes, &g.consts, &g.possible, W);
     let (mut remat, remat_insts) = crate::uniform::rematerialisable(m, p);
     // Uniform and affine registers are scalars: keeping one costs less
     // than computing it again on every resume. Vectors are recomputed, with

@@ -12,6 +12,7 @@
 
 mod cta_order;
 mod deferred_red;
+mod demanded;
 mod disk_cache;
 mod dom;
 mod emit;
@@ -220,6 +221,12 @@ pub fn index_masks() -> usize {
 /// lanes from lane 0's values (see `indexed`'s `Wrapped`): for tests.
 pub fn wrapped_indices() -> usize {
     emit::WRAPPED_INDICES.with(|c| c.get())
+}
+
+/// Constant warp shuffles that compilations on this thread gave lanes
+/// nothing reads (left undefined, see `demanded`): for tests.
+pub fn narrowed_shuffles() -> usize {
+    emit::NARROWED_SHUFFLES.with(|c| c.get())
 }
 
 /// Kernels compiled on this thread that got region functions for their

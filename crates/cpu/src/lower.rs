@@ -1151,9 +1151,24 @@ fn store_last_lane<const W: u32>(
     let (st, done) = (g.label("st_one"), g.label("st_onej"));
     g.line(&format!("br i1 {any}, label %{st}, label %{done}"));
     g.emit_label(&st);
+    // The block's one possible lane (`if (lane == 0) out[w] = v`).
+    let only = g
+        .possible
+        .get(g.cur_id as usize)
+        .and_then(|&l| crate::demanded::single_lane(l));
+    let x = if let Some(l) = only {
+        g.def(&format!("extractelement {} {v}, i32 {l}", vt::<W>(bits)))
+    } else {
+        store_lane_value(g, v, bits, &eb)
+    };
+    store_last_lane_rest(g, h, bits, x, canon, &done);
+}
+
+/// The value of the last lane of `eb` (not zero) in `v`.
+fn store_lane_value<const W: u32>(g: &mut Gen<W>, v: &str, bits: u32, eb: &str) -> String {
     let lz = g.def(&format!("call i32 @llvm.ctlz.i32(i32 {eb}, i1 true)"));
     let lane = g.def(&format!("sub i32 31, {lz}"));
-    let x = if g.avx512 {
+    if g.avx512 {
         lane_value(g, v, bits, &lane)
     } else {
         // Lane 0 (`if (lane == 0) out[w] = v`) without the trip through
@@ -1170,7 +1185,18 @@ fn store_last_lane<const W: u32>(
         g.line(&format!("br label %{lj}"));
         g.emit_label(&lj);
         g.def(&format!("phi i{bits} [ {x0}, %{l0} ], [ {xn}, %{ln} ]"))
-    };
+    }
+}
+
+/// The store of `store_last_lane` once it has the value `x`, and the join.
+fn store_last_lane_rest<const W: u32>(
+    g: &mut Gen<W>,
+    h: &str,
+    bits: u32,
+    x: String,
+    canon: Option<Ty>,
+    done: &str,
+) {
     let x = match canon {
         Some(t) => {
             // In integer registers (no trip to a vector register): a NaN
@@ -3165,10 +3191,23 @@ pub(crate) fn emit_inst<const W: u32>(
                 let list = |f: &dyn Fn(usize) -> String| {
                     format!("<{}>", (0..32).map(f).collect::<Vec<_>>().join(", "))
                 };
+                // Lanes nothing reads are left undefined (see `demanded`):
+                // LLVM drops what computes only them.
+                let read = g.demanded.get(dst.0 as usize).copied().unwrap_or(u32::MAX);
+                if read != u32::MAX {
+                    crate::emit::NARROWED_SHUFFLES.with(|n| n.set(n.get() + 1));
+                }
+                let picks = list(&|l| {
+                    if read >> l & 1 == 1 {
+                        format!("i32 {}", j[l])
+                    } else {
+                        "i32 undef".to_string()
+                    }
+                });
                 let j = list(&|l| format!("i32 {}", j[l]));
                 let ok = list(&|l| format!("i1 {}", u8::from(ok[l])));
                 let got = g.def(&format!(
-                    "shufflevector <{W} x i32> {av}, <{W} x i32> undef, <{W} x i32> {j}"
+                    "shufflevector <{W} x i32> {av}, <{W} x i32> undef, <{W} x i32> {picks}"
                 ));
                 (got, j, ok)
             } else {
@@ -5344,7 +5383,7 @@ fn narrow_i64<const W: u32>(g: &mut Gen<W>, x: &str, bits: u32) -> String {
 /// Source lane and whether it is in range, per lane, of a shuffle with
 /// constant `b` and `c` (the PTX ISA's formula; out-of-range lanes read
 /// their own value).
-fn shfl_lanes(mode: ShflMode, b: u32, c: u32) -> ([u32; 32], [bool; 32]) {
+pub(crate) fn shfl_lanes(mode: ShflMode, b: u32, c: u32) -> ([u32; 32], [bool; 32]) {
     let (b, cval, seg) = (b & 31, c & 31, (c >> 8) & 31);
     let mut j = [0u32; 32];
     let mut ok = [false; 32];
