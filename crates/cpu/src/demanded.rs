@@ -26,7 +26,9 @@
 //! tested as a whole (a store masks lanes off, a select or a blend
 //! replaces them), so any value there, undefined included, gives the same
 //! result. The lowering uses them only for constant shuffles (and for
-//! a store that only one lane can run, see `single_lane`).
+//! a store that only one lane can run, see `single_lane`). Undefined lanes
+//! may reach calls of the per-lane helpers, whose declarations carry no
+//! `noundef`: they compute garbage there, which nothing reads.
 
 use crate::lanes::Lanes;
 use crate::prepare::Prepared;
@@ -34,12 +36,7 @@ use std::collections::HashMap;
 use warpfold_ir::*;
 
 /// The lanes that may run each block (by id in `p.order`), as bits.
-pub(crate) fn possible_lanes(
-    p: &Prepared,
-    forms: &[Option<Lanes>],
-    consts: &HashMap<Reg, u64>,
-    w: u32,
-) -> Vec<u32> {
+pub(crate) fn possible_lanes(p: &Prepared, forms: &[Option<Lanes>], w: u32) -> Vec<u32> {
     let all = all_lanes(w);
     let n = p.order.len();
     let mut possible = vec![0u32; n];
@@ -58,7 +55,7 @@ pub(crate) fn possible_lanes(
                 then,
                 els,
             }) => {
-                let (yes, no) = may(&block.insts, block.insts.len(), *pred, forms, consts, w, 0);
+                let (yes, no) = may(&block.insts, block.insts.len(), *pred, forms, w, 0);
                 let (yes, no) = if *negate { (no, yes) } else { (yes, no) };
                 vec![(id(then), yes), (id(els), no)]
             }
@@ -66,7 +63,8 @@ pub(crate) fn possible_lanes(
         }
     };
     let edges: Vec<Vec<(usize, u32)>> = (0..n).map(succs).collect();
-    // Lanes only ever join: a fixpoint within 32 passes per block.
+    // Lanes only ever join, so this ends: each pass adds a lane somewhere
+    // or stops.
     loop {
         let mut changed = false;
         for b in 0..n {
@@ -121,7 +119,7 @@ pub(crate) fn demanded_lanes(
                 // Lanes that may run the instruction.
                 let here = match i.guard {
                     Some((g, neg)) => {
-                        let (yes, no) = may(&block.insts, k, g, forms, consts, w, 0);
+                        let (yes, no) = may(&block.insts, k, g, forms, w, 0);
                         runs & if neg { no } else { yes }
                     }
                     None => runs,
@@ -152,7 +150,9 @@ pub(crate) fn demanded_lanes(
                             Value::Imm(x) => Some(*x),
                             Value::Reg(r) => consts.get(r).copied(),
                         };
-                        let d = demanded[dst.0 as usize] & here;
+                        // Every lane the lowering keeps (`lower`'s
+                        // `Shfl`): those of the result that something reads.
+                        let d = demanded[dst.0 as usize];
                         let src = match (konst(b), konst(c)) {
                             (Some(bk), Some(ck)) if w == 32 => {
                                 let (j, _) = crate::lower::shfl_lanes(*mode, bk as u32, ck as u32);
@@ -202,9 +202,21 @@ pub(crate) fn demanded_lanes(
 /// Passes `demanded_lanes` makes before it gives up.
 const MAX_PASSES: usize = 16;
 
-/// The one lane that may run a block whose possible lanes are `lanes`,
-/// if there is one.
-pub(crate) fn single_lane(lanes: u32) -> Option<u32> {
+/// The one lane that may run instruction `k` of the block with id `id`
+/// (given the lanes that may run each block), if there is one.
+pub(crate) fn single_lane(
+    p: &Prepared,
+    forms: &[Option<Lanes>],
+    possible: &[u32],
+    w: u32,
+    (id, k): (usize, usize),
+) -> Option<u32> {
+    let insts = &p.func.blocks[*p.order.get(id)?].insts;
+    let mut lanes = *possible.get(id)?;
+    if let Some((g, neg)) = insts.get(k)?.guard {
+        let (yes, no) = may(insts, k, g, forms, w, 0);
+        lanes &= if neg { no } else { yes };
+    }
     (lanes.count_ones() == 1).then(|| lanes.trailing_zeros())
 }
 
@@ -213,7 +225,10 @@ pub(crate) fn single_lane(lanes: u32) -> Option<u32> {
 fn lane_wise(k: &InstKind) -> bool {
     match k {
         InstKind::Mov { .. } => true,
-        // Rounded to nearest: other modes call a helper per lane.
+        // The forms `lower` makes vector instructions of; others (other
+        // rounding modes, narrow floats) call helpers lane by lane, which
+        // read no lane they do not compute but are left out to keep this
+        // list to what is plainly lane-wise.
         InstKind::Float { op, round, .. } => {
             *round == Round::Nearest
                 && matches!(
@@ -252,7 +267,6 @@ fn may(
     end: usize,
     r: Reg,
     forms: &[Option<Lanes>],
-    consts: &HashMap<Reg, u64>,
     w: u32,
     depth: u32,
 ) -> (u32, u32) {
@@ -265,7 +279,7 @@ fn may(
         return unknown;
     };
     let sub = |v: &Value| match v {
-        Value::Reg(x) => may(insts, end, *x, forms, consts, w, depth + 1),
+        Value::Reg(x) => may(insts, end, *x, forms, w, depth + 1),
         Value::Imm(x) if *x & 1 == 1 => (all, 0),
         Value::Imm(_) => (0, all),
     };
@@ -280,14 +294,14 @@ fn may(
             combine: None,
             ..
         } => {
+            // Immediates only: a register `mov`ed a constant may be read
+            // before the `mov` on some path.
             let lane = |v: &Value, k: &Value| -> Option<u32> {
-                let Value::Reg(x) = v else { return None };
-                let c = match k {
-                    Value::Imm(c) => *c,
-                    Value::Reg(y) => *consts.get(y)?,
+                let (Value::Reg(x), Value::Imm(c)) = (v, k) else {
+                    return None;
                 };
                 lane_index_form(forms.get(x.0 as usize).copied().flatten()?, w)
-                    .then_some(c as u32 % w)
+                    .then_some(*c as u32 % w)
             };
             let Some(l) = lane(a, b).or_else(|| lane(b, a)) else {
                 return unknown;
@@ -329,9 +343,8 @@ fn may(
 /// Whether a register of form `l` holds, in lane i, a multiple of `w`
 /// plus i (modulo 2^32): `%tid.x` of one-dimensional blocks, `%laneid`,
 /// `%tid.x & 31`. Then it equals a constant c in lane c mod w alone.
+/// (Not `max`: it bounds the lanes that have a thread, and a block
+/// shorter than the warp leaves lanes without one.)
 fn lane_index_form(l: Lanes, w: u32) -> bool {
-    let plain = l.stride == 1 && l.extra == 0 && l.jump == 0;
-    // Lane 0's value a multiple of w; or the largest lane's value w - 1,
-    // which makes lane 0's zero.
-    plain && (l.align >= u64::from(w) || l.max == u64::from(w) - 1)
+    l.stride == 1 && l.extra == 0 && l.jump == 0 && l.align >= u64::from(w)
 }

@@ -2114,7 +2114,7 @@ pub fn emit<const W: u32>(
         stride_at,
     };
     (g.tri_body, g.diamond_first) = if_bodies(p);
-    g.possible = crate::demanded::possible_lanes(p, &g.lanes, &g.consts, W);
+    g.possible = crate::demanded::possible_lanes(p, &g.lanes, W);
     g.demanded = crate::demanded::demanded_lanes(p, &g.lanes, &g.consts, &g.possible, W);
     let (mut remat, remat_insts) = crate::uniform::rematerialisable(m, p);
     // Uniform and affine registers are scalars: keeping one costs less

@@ -286,11 +286,11 @@ fn widened<const W: u32>(g: &Gen<W>, insts: &[Inst], end: usize, x: Reg) -> Opti
 /// An index that wraps round an array of `n` elements: `a - (a < n ? 0 :
 /// n)` with `a` consecutive across the lanes (`i + k * step`, then `if (col
 /// >= n) col -= n`: a banded matrix's columns, a periodic boundary). Lane
-/// by lane it is not affine, so each access used to test its 32 indices
-/// for consecutive ones; the lanes whose `a` reaches `n` are a suffix of
-/// the warp, and in every warp but the one where it starts the indices
-/// are consecutive from lane 0's, which scalar code works out (see
-/// `Indexed::consecutive_wrapped`). PTX from NVRTC: `setp.lt.s32 p, a, n;
+/// by lane it is not affine, and testing its W indices for consecutive
+/// ones costs vector instructions at every access; but the lanes whose
+/// `a` reaches `n` are a suffix of the warp, so in every warp but the one
+/// where the suffix starts the indices are consecutive from lane 0's,
+/// which scalar code works out (see `Indexed::consecutive_wrapped`). PTX from NVRTC: `setp.lt.s32 p, a, n;
 /// selp.b32 o, 0, n, p; sub.s32 x, a, o` (or `setp.ge` and `selp o, n,
 /// 0, p`), in the access's block, with nothing changing the operands
 /// before the access.
@@ -383,8 +383,8 @@ fn uniform64<const W: u32>(g: &Gen<W>, v: Value) -> bool {
 }
 
 impl Indexed {
-    /// Lane 0's address and whether the lanes of `exec` reach consecutive
-    /// elements from it: their indices are lane 0's plus the lane, and
+    /// Lane 0's address and whether the lanes of `exec` (every lane, for a
+    /// wrapped index) reach consecutive elements from it: their indices are lane 0's plus the lane, and
     /// adding 31 to lane 0's does not wrap (else consecutive 32-bit
     /// indices can widen to addresses 2^32 elements apart).
     pub(crate) fn consecutive<const W: u32>(&self, g: &mut Gen<W>, exec: &str) -> (String, String) {

@@ -1151,17 +1151,15 @@ fn store_last_lane<const W: u32>(
     let (st, done) = (g.label("st_one"), g.label("st_onej"));
     g.line(&format!("br i1 {any}, label %{st}, label %{done}"));
     g.emit_label(&st);
-    // The block's one possible lane (`if (lane == 0) out[w] = v`).
-    let only = g
-        .possible
-        .get(g.cur_id as usize)
-        .and_then(|&l| crate::demanded::single_lane(l));
+    // The one lane that may store (`if (lane == 0) out[w] = v`).
+    let at = (g.cur_id as usize, g.cur_inst);
+    let only = crate::demanded::single_lane(g.p, &g.lanes, &g.possible, W, at);
     let x = if let Some(l) = only {
         g.def(&format!("extractelement {} {v}, i32 {l}", vt::<W>(bits)))
     } else {
         store_lane_value(g, v, bits, &eb)
     };
-    store_last_lane_rest(g, h, bits, x, canon, &done);
+    store_one_value(g, h, bits, x, canon, &done);
 }
 
 /// The value of the last lane of `eb` (not zero) in `v`.
@@ -1188,8 +1186,9 @@ fn store_lane_value<const W: u32>(g: &mut Gen<W>, v: &str, bits: u32, eb: &str) 
     }
 }
 
-/// The store of `store_last_lane` once it has the value `x`, and the join.
-fn store_last_lane_rest<const W: u32>(
+/// `store_last_lane`'s store of the lane's value `x` (its NaN made
+/// canonical with `canon`), and the join at `done`.
+fn store_one_value<const W: u32>(
     g: &mut Gen<W>,
     h: &str,
     bits: u32,

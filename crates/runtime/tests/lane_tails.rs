@@ -158,7 +158,14 @@ fn run(backend: Backend, width: Option<u32>, grid: u32, block: u32, input: &[f32
 
 #[test]
 fn lanes_that_store_a_shuffle_trees_result_get_the_interpreters_bits() {
+    let input: Vec<f32> = (0..64).map(|i| i as f32 * 0.3 - 5.0).collect();
     let before = warpfold_cpu::narrowed_shuffles();
+    run(Backend::Cpu, Some(32), 1, 64, &input);
+    // The sum tree's first step is stored by every lane: 4 + 5 + 5 + 5.
+    assert!(
+        warpfold_cpu::narrowed_shuffles() - before >= 19,
+        "some tree's shuffles kept every lane"
+    );
     for (grid, block) in [(3u32, 64u32), (2, 32), (1, 256)] {
         let n = (grid * block) as usize;
         // Values whose sums round differently in every order, a NaN
@@ -172,6 +179,7 @@ fn lanes_that_store_a_shuffle_trees_result_get_the_interpreters_bits() {
             })
             .collect();
         let want = run(Backend::Interp, None, grid, block, &input);
+        // (Warp shuffles keep 32 lanes whatever the width asked.)
         for (backend, width) in &common::BACKENDS[1..] {
             assert_eq!(
                 run(*backend, *width, grid, block, &input),
@@ -180,8 +188,114 @@ fn lanes_that_store_a_shuffle_trees_result_get_the_interpreters_bits() {
             );
         }
     }
-    assert!(
-        warpfold_cpu::narrowed_shuffles() > before,
-        "no shuffle left lanes undefined"
-    );
+}
+
+/// Without shuffles (so at 8, 16 and 32 lanes) and in blocks shorter than
+/// a warp (not packed: the kernel takes the address of dynamic shared
+/// memory): thread `t` of the block, `g` its global index, with `v =
+/// in[t]` (a vector, not a lane-index form), writes to `out`
+/// - `[g]`: 100 + v where `t + 24 == 24` (in a block of 8 the largest
+///   lane's value is 31, yet lane 0 is the lane);
+/// - `[n + g]`: 200 + v where `t == 13`;
+/// - `[2n + g + w]`: 300 + v where `%laneid == 2`, `w` the warp of the
+///   block (a guarded store).
+///
+/// Each is a store to a uniform address by the one lane that may run it:
+/// the slot of the CTA's first thread (plus its warp's), in its part.
+const SHORT: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.extern .shared .align 4 .b8 dyn[];
+.visible .entry short(.param .u64 out, .param .u64 in, .param .u32 n)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<12>;
+  ld.param.u64 %rd0, [out];
+  cvta.to.global.u64 %rd0, %rd0;
+  ld.param.u64 %rd8, [in];
+  cvta.to.global.u64 %rd8, %rd8;
+  ld.param.u32 %r0, [n];
+  mov.u64 %rd10, dyn;
+  st.shared.u32 [%rd10], %r0;
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mul.lo.s32 %r4, %r2, %r3;
+  mul.wide.u32 %rd1, %r4, 4;
+  add.s64 %rd2, %rd0, %rd1;
+  mul.wide.u32 %rd3, %r0, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  add.s64 %rd5, %rd4, %rd3;
+  mul.wide.u32 %rd9, %r1, 4;
+  add.s64 %rd11, %rd8, %rd9;
+  ld.global.u32 %r10, [%rd11];
+  mov.u32 %r5, %laneid;
+  setp.eq.u32 %p3, %r5, 2;
+  add.u32 %r13, %r10, 300;
+  shr.u32 %r9, %r1, 5;
+  mul.wide.u32 %rd6, %r9, 4;
+  add.s64 %rd7, %rd5, %rd6;
+  @%p3 st.global.u32 [%rd7], %r13;
+  add.u32 %r6, %r1, 24;
+  setp.ne.u32 %p1, %r6, 24;
+  @%p1 bra $L_13;
+  add.u32 %r7, %r10, 100;
+  st.global.u32 [%rd2], %r7;
+$L_13:
+  setp.ne.u32 %p2, %r1, 13;
+  @%p2 bra $L_end;
+  add.u32 %r8, %r10, 200;
+  st.global.u32 [%rd4], %r8;
+$L_end:
+  ret;
+}
+"#;
+
+#[test]
+fn a_store_only_one_lane_may_run_takes_that_lanes_value() {
+    for (grid, block) in [(4u32, 8u32), (3, 24), (2, 40), (2, 64)] {
+        let n = (grid * block) as usize;
+        let mut want = None;
+        for (backend, width) in common::BACKENDS {
+            let dev = Device::new()
+                .with_backend(backend)
+                .with_warp_width(width)
+                .with_disk_cache(None);
+            let k = common::checked_kernel(&dev, SHORT, "short", [block, 1, 1]);
+            let out = dev.buffer_zeroed(4 * 3 * n).unwrap();
+            let input: Vec<u32> = (0..block).map(|t| t * 1000 + 7).collect();
+            let inp = dev.buffer_from(&input).unwrap();
+            k.launch(
+                [grid, 1, 1],
+                [block, 1, 1],
+                4,
+                &[Arg::Buffer(&out), Arg::Buffer(&inp), Arg::U32(n as u32)],
+            )
+            .unwrap();
+            let got = common::words(&out.to_bytes());
+            match &want {
+                None => want = Some(got),
+                Some(w) => assert_eq!(&got, w, "{backend:?} at {width:?} lanes, {grid} x {block}"),
+            }
+        }
+        // The interpreter's own result, checked on the host.
+        let w = want.unwrap();
+        for c in 0..grid as usize {
+            let slot = c * block as usize;
+            let v = |t: u32| t * 1000 + 7;
+            assert_eq!(w[slot], 100 + v(0), "CTA {c}");
+            assert_eq!(
+                w[n + slot],
+                if block > 13 { 200 + v(13) } else { 0 },
+                "CTA {c}"
+            );
+            for warp in 0..block.div_ceil(32) as usize {
+                let t = 32 * warp as u32 + 2;
+                let v = if t < block { 300 + v(t) } else { 0 };
+                assert_eq!(w[2 * n + slot + warp], v, "CTA {c} warp {warp}");
+            }
+        }
+    }
 }

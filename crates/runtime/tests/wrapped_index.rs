@@ -98,18 +98,28 @@ fn with_shift(param: bool) -> String {
     }
 }
 
-/// `WRAP` over `grid` CTAs of `block` threads for each `(n, s)` (`s`
-/// ignored with `param` false: it is 7) on each of `common::BACKENDS`,
-/// checked against the host.
-fn check(grid: u32, block: u32, cases: &[(u32, u32)], param: bool) {
-    let ptx = with_shift(param);
+/// `WRAP` with the length the loads compare with the constant `n` (the
+/// store still takes the parameter: launches pass the same).
+fn with_length(ptx: &str, n: u32) -> String {
+    ptx.replace("%r8, %r1;", &format!("%r8, {n};"))
+        .replace("selp.b32 %r9, 0, %r1,", &format!("selp.b32 %r9, 0, {n},"))
+        .replace("selp.b32 %r12, %r1, 0,", &format!("selp.b32 %r12, {n}, 0,"))
+}
+
+/// `ptx` (`WRAP` in one of its forms) over `grid` CTAs of `block` threads
+/// for each `(n, s)` (`s` ignored with `param` false: it is 7) on each of
+/// `common::BACKENDS`, checked against the host; compiled at 32 lanes, its
+/// three accesses take the wrapped-index test.
+fn check_ptx(ptx: &str, grid: u32, block: u32, cases: &[(u32, u32)], param: bool) {
     let len = (grid * block) as usize;
     for (backend, width) in common::BACKENDS {
         let dev = Device::new()
             .with_backend(backend)
             .with_warp_width(width)
             .with_disk_cache(None);
-        let k = common::checked_kernel(&dev, &ptx, "wrap", [block, 1, 1]);
+        let before = warpfold_cpu::wrapped_indices();
+        let k = common::checked_kernel(&dev, ptx, "wrap", [block, 1, 1]);
+        let mut first = true;
         for &(n, s) in cases {
             let s = if param { s } else { 7 };
             // Indices stay below `len + n`; stores below `n` (at most `len`).
@@ -125,6 +135,12 @@ fn check(grid: u32, block: u32, cases: &[(u32, u32)], param: bool) {
                 Arg::U32(len as u32),
             ];
             k.launch([grid, 1, 1], [block, 1, 1], 0, &args).unwrap();
+            if std::mem::take(&mut first) && width == Some(32) {
+                assert!(
+                    warpfold_cpu::wrapped_indices() - before >= 3,
+                    "an access missed the wrapped-index test"
+                );
+            }
             assert_eq!(
                 common::words(&out.to_bytes()),
                 expected(&input, len, n, s),
@@ -146,21 +162,19 @@ fn cases() -> Vec<(u32, u32)> {
 
 #[test]
 fn wrapped_indices_read_and_write_the_hosts_elements() {
-    let before = warpfold_cpu::wrapped_indices();
-    check(3, 80, &cases(), true);
-    assert!(
-        warpfold_cpu::wrapped_indices() > before,
-        "no access took the wrapped-index test"
-    );
+    check_ptx(&with_shift(true), 3, 80, &cases(), true);
 }
 
 #[test]
 fn wrapped_indices_of_a_known_range_read_and_write_the_hosts_elements() {
-    let before = warpfold_cpu::wrapped_indices();
     let cases: Vec<(u32, u32)> = cases().into_iter().filter(|&(n, _)| n > 7).collect();
-    check(3, 80, &cases, false);
-    assert!(
-        warpfold_cpu::wrapped_indices() > before,
-        "no access took the wrapped-index test"
-    );
+    check_ptx(&with_shift(false), 3, 80, &cases, false);
+}
+
+#[test]
+fn indices_wrapped_round_a_constant_length_read_and_write_the_hosts_elements() {
+    for n in [17, 100, 240] {
+        let cases: Vec<(u32, u32)> = cases().into_iter().filter(|&(m, _)| m == n).collect();
+        check_ptx(&with_length(&with_shift(true), n), 3, 80, &cases, true);
+    }
 }
