@@ -2078,10 +2078,17 @@ pub(crate) fn emit_load_group<const W: u32>(
     Ok(())
 }
 
-/// The transpose of a 16 x 16 matrix of `<16 x i32>` rows: after four
-/// rounds of interleaving row k with row k + 8 (low halves into row 2k,
-/// high halves into row 2k + 1), row j holds column j.
+/// The transpose of a 16 x 16 matrix of `<16 x i32>` rows. With AVX-512,
+/// as four rounds of two-source shuffles that each match one
+/// non-destructive instruction (unpack 32-bit and 64-bit elements within
+/// 128-bit lanes, then two rounds of 128-bit lane shuffles): the network
+/// below, whose rounds each interleave all 32 words of two rows, took a
+/// `vpermt2d` a shuffle, which overwrites an operand, and a register copy
+/// for every other one (SpMV: 94 instructions a transpose instead of 64).
 fn transpose16<const W: u32>(g: &mut Gen<W>, rows: &[String]) -> Vec<String> {
+    if g.avx512 {
+        return transpose16_lanes(g, rows);
+    }
     let lo: Vec<String> = (0..8)
         .flat_map(|i| [i, 16 + i])
         .map(|i| format!("i32 {i}"))
@@ -2106,6 +2113,57 @@ fn transpose16<const W: u32>(g: &mut Gen<W>, rows: &[String]) -> Vec<String> {
         v = next;
     }
     v
+}
+
+/// `transpose16` in 128-bit lanes: rows `2i, 2i+1` unpacked by 32-bit
+/// words, then `4i+j, 4i+j+2` by 64-bit pairs, then lanes 0 and 2 (1 and
+/// 3) of `8i+j, 8i+j+4` and of `j, j+8`: vector k then holds column k, in
+/// row order (`vunpck{l,h}ps`, `vunpck{l,h}pd`, `vshuff32x4`).
+fn transpose16_lanes<const W: u32>(g: &mut Gen<W>, rows: &[String]) -> Vec<String> {
+    // Masks over the 32 words of two rows (16 + k: the second's word k).
+    let mask = |pick: &dyn Fn(u32) -> u32| -> String {
+        let m: Vec<String> = (0..16).map(|e| format!("i32 {}", pick(e))).collect();
+        m.join(", ")
+    };
+    // Word e of lane L = e / 4 at position e % 4.
+    let unpack32 = |hi: u32| mask(&|e| (e / 4) * 4 + 2 * hi + (e % 4) / 2 + 16 * (e % 2));
+    let unpack64 = |hi: u32| mask(&|e| (e / 4) * 4 + 2 * hi + e % 2 + 16 * ((e % 4) / 2));
+    // 128-bit lanes `odd`, `odd + 2` of the first row, then of the second.
+    let lanes = |odd: u32| mask(&|e| 16 * (e / 8) + 4 * (2 * ((e / 4) % 2) + odd) + e % 4);
+    let shuffle = |g: &mut Gen<W>, a: &str, b: &str, m: &str| {
+        g.def(&format!(
+            "shufflevector <16 x i32> {a}, <16 x i32> {b}, <16 x i32> <{m}>"
+        ))
+    };
+    let (u32lo, u32hi, u64lo, u64hi) = (unpack32(0), unpack32(1), unpack64(0), unpack64(1));
+    let (even, odd) = (lanes(0), lanes(1));
+    let mut t = vec![String::new(); 16];
+    for i in 0..8 {
+        t[2 * i] = shuffle(g, &rows[2 * i], &rows[2 * i + 1], &u32lo);
+        t[2 * i + 1] = shuffle(g, &rows[2 * i], &rows[2 * i + 1], &u32hi);
+    }
+    let mut u = vec![String::new(); 16];
+    for i in 0..4 {
+        for (j, src) in [(0, 0), (2, 1)] {
+            let (a, b) = (&t[4 * i + src], &t[4 * i + src + 2]);
+            u[4 * i + j] = shuffle(g, a, b, &u64lo);
+            u[4 * i + j + 1] = shuffle(g, a, b, &u64hi);
+        }
+    }
+    let mut v = vec![String::new(); 16];
+    for i in 0..2 {
+        for j in 0..4 {
+            let (a, b) = (&u[8 * i + j], &u[8 * i + j + 4]);
+            v[8 * i + j] = shuffle(g, a, b, &even);
+            v[8 * i + j + 4] = shuffle(g, a, b, &odd);
+        }
+    }
+    let mut w = vec![String::new(); 16];
+    for j in 0..8 {
+        w[j] = shuffle(g, &v[j], &v[j + 8], &even);
+        w[j + 8] = shuffle(g, &v[j], &v[j + 8], &odd);
+    }
+    w
 }
 
 /// A store of `srcs` to `[addr]`, as `load`.
