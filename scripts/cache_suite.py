@@ -22,7 +22,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # name -> {old text: new text} in bench.toml: 1 Mi elements (4 MiB a
-# buffer), the 3-D stencil 16 planes of 128 x 128.
+# buffer), the 3-D stencil 16 planes of 128 x 128, SpMV and the histogram
+# as noted.
 SIZES = {
     "reduce": {
         "n = 16777216": "n = 1048576",
@@ -47,6 +48,20 @@ SIZES = {
         "buf:f32:2097152:zero": "buf:f32:262144:zero",
         "buf:f32:2097152:hash": "buf:f32:262144:hash",
         '"i32:128", "i32:128", "i32:128"': '"i32:128", "i32:128", "i32:16"',
+    },
+    # 64 Ki rows (4 MiB of values).
+    "spmv": {
+        "n = 1048576": "n = 65536",
+        "buf:f32:1048576:zero": "buf:f32:65536:zero",
+        "buf:f32:16777216:ramp": "buf:f32:1048576:ramp",
+        "buf:f32:1048576:hash": "buf:f32:65536:hash",
+        "i32:1048576": "i32:65536",
+    },
+    # 64 CTAs of 256 threads over 1 Mi elements (each thread's 64 steps).
+    "histogram": {
+        "n = 262144": "n = 16384",
+        "buf:i32:16777216:hash": "buf:i32:1048576:hash",
+        "i32:16777216": "i32:1048576",
     },
 }
 
