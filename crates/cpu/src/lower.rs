@@ -2078,13 +2078,13 @@ pub(crate) fn emit_load_group<const W: u32>(
     Ok(())
 }
 
-/// The transpose of a 16 x 16 matrix of `<16 x i32>` rows. With AVX-512,
-/// as four rounds of two-source shuffles that each match one
-/// non-destructive instruction (unpack 32-bit and 64-bit elements within
-/// 128-bit lanes, then two rounds of 128-bit lane shuffles): the network
-/// below, whose rounds each interleave all 32 words of two rows, took a
-/// `vpermt2d` a shuffle, which overwrites an operand, and a register copy
-/// for every other one (SpMV: 94 instructions a transpose instead of 64).
+/// The transpose of a 16 x 16 matrix of `<16 x i32>` rows: vector j of the
+/// result holds column j, in row order. With AVX-512 as unpacks and lane
+/// shuffles (see `transpose16_lanes`), each one instruction that keeps its
+/// operands, where a two-source permute (`vpermt2d`) overwrites one and
+/// costs a register copy. Elsewhere as four rounds of interleaving row k
+/// with row k + 8 (low halves into row 2k, high halves into row 2k + 1),
+/// which LLVM lowers well without 512-bit permutes.
 fn transpose16<const W: u32>(g: &mut Gen<W>, rows: &[String]) -> Vec<String> {
     if g.avx512 {
         return transpose16_lanes(g, rows);
@@ -2116,9 +2116,12 @@ fn transpose16<const W: u32>(g: &mut Gen<W>, rows: &[String]) -> Vec<String> {
 }
 
 /// `transpose16` in 128-bit lanes: rows `2i, 2i+1` unpacked by 32-bit
-/// words, then `4i+j, 4i+j+2` by 64-bit pairs, then lanes 0 and 2 (1 and
-/// 3) of `8i+j, 8i+j+4` and of `j, j+8`: vector k then holds column k, in
-/// row order (`vunpck{l,h}ps`, `vunpck{l,h}pd`, `vshuff32x4`).
+/// words, then rows `4i+s, 4i+s+2` (s = 0, 1) by 64-bit pairs, then lanes
+/// 0 and 2 (1 and 3) of rows `8i+j, 8i+j+4` and of `j, j+8`: vector k then
+/// holds column k, in row order (`vpunpck{l,h}dq`, `vpunpck{l,h}qdq`,
+/// `vshufi32x4`, or their float forms). Every shuffle is live only because
+/// load groups use all 16 columns (`load_groups`): for a few columns the
+/// other network leaves fewer.
 fn transpose16_lanes<const W: u32>(g: &mut Gen<W>, rows: &[String]) -> Vec<String> {
     // Masks over the 32 words of two rows (16 + k: the second's word k).
     let mask = |pick: &dyn Fn(u32) -> u32| -> String {
@@ -2135,19 +2138,20 @@ fn transpose16_lanes<const W: u32>(g: &mut Gen<W>, rows: &[String]) -> Vec<Strin
             "shufflevector <16 x i32> {a}, <16 x i32> {b}, <16 x i32> <{m}>"
         ))
     };
-    let (u32lo, u32hi, u64lo, u64hi) = (unpack32(0), unpack32(1), unpack64(0), unpack64(1));
+    let (words_lo, words_hi) = (unpack32(0), unpack32(1));
+    let (pairs_lo, pairs_hi) = (unpack64(0), unpack64(1));
     let (even, odd) = (lanes(0), lanes(1));
     let mut t = vec![String::new(); 16];
     for i in 0..8 {
-        t[2 * i] = shuffle(g, &rows[2 * i], &rows[2 * i + 1], &u32lo);
-        t[2 * i + 1] = shuffle(g, &rows[2 * i], &rows[2 * i + 1], &u32hi);
+        t[2 * i] = shuffle(g, &rows[2 * i], &rows[2 * i + 1], &words_lo);
+        t[2 * i + 1] = shuffle(g, &rows[2 * i], &rows[2 * i + 1], &words_hi);
     }
     let mut u = vec![String::new(); 16];
     for i in 0..4 {
-        for (j, src) in [(0, 0), (2, 1)] {
-            let (a, b) = (&t[4 * i + src], &t[4 * i + src + 2]);
-            u[4 * i + j] = shuffle(g, a, b, &u64lo);
-            u[4 * i + j + 1] = shuffle(g, a, b, &u64hi);
+        for s in 0..2 {
+            let (a, b) = (&t[4 * i + s], &t[4 * i + s + 2]);
+            u[4 * i + 2 * s] = shuffle(g, a, b, &pairs_lo);
+            u[4 * i + 2 * s + 1] = shuffle(g, a, b, &pairs_hi);
         }
     }
     let mut v = vec![String::new(); 16];
