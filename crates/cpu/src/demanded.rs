@@ -146,10 +146,7 @@ pub(crate) fn demanded_lanes(
                         mask,
                         ..
                     } => {
-                        let konst = |v: &Value| match v {
-                            Value::Imm(x) => Some(*x),
-                            Value::Reg(r) => consts.get(r).copied(),
-                        };
+                        let konst = |v: &Value| crate::uniform::known_constant(consts, v);
                         // Every lane the lowering keeps (`lower`'s
                         // `Shfl`): those of the result that something reads.
                         let d = demanded[dst.0 as usize];

@@ -2115,7 +2115,16 @@ pub fn emit<const W: u32>(
     };
     (g.tri_body, g.diamond_first) = if_bodies(p);
     g.possible = crate::demanded::possible_lanes(p, &g.lanes, W);
-    g.demanded = crate::demanded::demanded_lanes(p, &g.lanes, &g.consts, &g.possible, W);
+    // Only shuffles read it (a missing entry: every lane).
+    let shuffles = p.order.iter().any(|b| {
+        f.blocks[*b]
+            .insts
+            .iter()
+            .any(|i| matches!(i.kind, InstKind::Shfl { .. }))
+    });
+    if shuffles {
+        g.demanded = crate::demanded::demanded_lanes(p, &g.lanes, &g.consts, &g.possible, W);
+    }
     let (mut remat, remat_insts) = crate::uniform::rematerialisable(m, p);
     // Uniform and affine registers are scalars: keeping one costs less
     // than computing it again on every resume. Vectors are recomputed, with

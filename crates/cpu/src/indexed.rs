@@ -408,11 +408,8 @@ impl Indexed {
     /// with lanes on both sides takes the slow path.
     fn consecutive_wrapped<const W: u32>(&self, g: &mut Gen<W>, w: &Wrapped) -> (String, String) {
         crate::emit::WRAPPED_INDICES.with(|c| c.set(c.get() + 1));
-        let a0 = g.load_scalar(&format!("r{}", w.a.0), "i32");
-        let n = match w.n {
-            Value::Imm(x) => (x as u32).to_string(),
-            Value::Reg(r) => g.load_scalar(&format!("r{}", r.0), "i32"),
-        };
+        let a0 = crate::lower::lane0_i32(g, Value::Reg(w.a));
+        let n = crate::lower::lane0_i32(g, w.n);
         // With lane 0's `a` at most 2^31 - W, no lane's passes 2^31 - 1
         // (see `lower::consecutive_index`), and lane i's is below `n`
         // exactly when i < n - a0, in 64 bits.

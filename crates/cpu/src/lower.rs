@@ -3241,10 +3241,7 @@ pub(crate) fn emit_inst<const W: u32>(
             } else {
                 g.val(*a, 32)
             };
-            let konst = |v: &Value| match v {
-                Value::Imm(x) => Some(*x),
-                Value::Reg(r) => g.consts.get(r).copied(),
-            };
+            let konst = |v: &Value| crate::uniform::known_constant(&g.consts, v);
             let (got, j, ok) = if let (Some(bk), Some(ck)) = (konst(b), konst(c)) {
                 // Constant lane pattern (shuffle trees): one constant
                 // permutation, which LLVM lowers well for any vector ISA.
@@ -3812,6 +3809,15 @@ fn spread<const W: u32>(g: &Gen<W>, v: Value) -> Option<Spread> {
     }
 }
 
+/// Lane 0's value (an `i32`) of a 32-bit integer operand kept as one
+/// scalar (see `spread`).
+pub(crate) fn lane0_i32<const W: u32>(g: &mut Gen<W>, v: Value) -> String {
+    match v {
+        Value::Imm(x) => (x as u32).to_string(),
+        Value::Reg(r) => g.load_scalar(&format!("r{}", r.0), "i32"),
+    }
+}
+
 /// Whether 32-bit integer operand `v` holds lane 0's value plus the lane
 /// (see `spread`), wrapping past 2^31 - 1 in some lanes unless lane 0's
 /// value is at most 2^31 - W: callers test that.
@@ -4106,11 +4112,7 @@ fn compare_bits<const W: u32>(
     guards: &mut Vec<String>,
 ) -> Cond {
     let signed = ty == Ty::S32 && !matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs);
-    let scalar = |g: &mut Gen<W>, v: Value| match v {
-        Value::Imm(x) => (x as u32).to_string(),
-        Value::Reg(r) => g.load_scalar(&format!("r{}", r.0), "i32"),
-    };
-    let (x, y) = (scalar(g, a), scalar(g, b));
+    let (x, y) = (lane0_i32(g, a), lane0_i32(g, b));
     // `lt`, `le`, `gt`, `ge`, `eq` or `ne`, with the index on the left.
     let base = match cmp {
         CmpOp::Lt | CmpOp::Lo => "lt",

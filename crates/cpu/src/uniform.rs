@@ -607,6 +607,18 @@ pub(crate) fn keeps_its_bits(x: u64, t: Ty) -> bool {
     }
 }
 
+/// An operand's value when known: an immediate, or a register `constants`
+/// found.
+pub(crate) fn known_constant(
+    consts: &std::collections::HashMap<Reg, u64>,
+    v: &Value,
+) -> Option<u64> {
+    match v {
+        Value::Imm(x) => Some(*x),
+        Value::Reg(r) => consts.get(r).copied(),
+    }
+}
+
 /// Registers whose only definition is an unguarded move of a constant
 /// (compilers often keep shuffle operands in registers).
 pub(crate) fn constants(f: &Function) -> std::collections::HashMap<Reg, u64> {

@@ -9,7 +9,7 @@
 
 mod common;
 
-use warpfold::{Arg, Device};
+use warpfold::Arg;
 
 /// Thread `i = ctaid * ntid + tid + base` of `len` threads writes a word
 /// in each of `PARTS` parts of `len` words (`base` a parameter only in the
@@ -128,10 +128,7 @@ fn check(grid: u32, block: u32, bounds: &[(i32, u32)], base: u32) {
     let len = (grid * block) as usize;
     let input: Vec<u32> = (0..len as u32).map(|k| k * 7 + 3).collect();
     for (backend, width) in common::BACKENDS {
-        let dev = Device::new()
-            .with_backend(backend)
-            .with_warp_width(width)
-            .with_disk_cache(None);
+        let dev = common::device(backend, width);
         let k = common::checked_kernel(&dev, &ptx, "bounds", [block, 1, 1]);
         let inp = dev.buffer_from(&input).unwrap();
         for &(n, lo) in bounds {

@@ -8,7 +8,7 @@
 
 mod common;
 
-use warpfold::{Arg, Backend, Device};
+use warpfold::{Arg, Backend};
 
 /// Over `W` warps of 32 threads (global warp `g`, lane `l`, thread `t`
 /// of the block), with `v = in[gid]`, writing words of `out`:
@@ -138,10 +138,7 @@ $L_end:
 const WORDS_PER_WARP: usize = 5 + 32;
 
 fn run(backend: Backend, width: Option<u32>, grid: u32, block: u32, input: &[f32]) -> Vec<u32> {
-    let dev = Device::new()
-        .with_backend(backend)
-        .with_warp_width(width)
-        .with_disk_cache(None);
+    let dev = common::device(backend, width);
     let k = common::checked_kernel(&dev, TAILS, "tails", [block, 1, 1]);
     let warps = (grid * block / 32) as usize;
     let out = dev.buffer_zeroed(4 * WORDS_PER_WARP * warps).unwrap();
@@ -259,10 +256,7 @@ fn a_store_only_one_lane_may_run_takes_that_lanes_value() {
         let n = (grid * block) as usize;
         let mut want = None;
         for (backend, width) in common::BACKENDS {
-            let dev = Device::new()
-                .with_backend(backend)
-                .with_warp_width(width)
-                .with_disk_cache(None);
+            let dev = common::device(backend, width);
             let k = common::checked_kernel(&dev, SHORT, "short", [block, 1, 1]);
             let out = dev.buffer_zeroed(4 * 3 * n).unwrap();
             let input: Vec<u32> = (0..block).map(|t| t * 1000 + 7).collect();

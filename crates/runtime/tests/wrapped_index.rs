@@ -9,7 +9,7 @@
 
 mod common;
 
-use warpfold::{Arg, Device};
+use warpfold::Arg;
 
 /// Thread `i = ctaid * ntid + tid` of `len` threads, with `a = i + s`:
 /// 0. `in[a < n ? a : a - n]` (signed `setp.lt`, `selp 0, n`) to part 0;
@@ -113,10 +113,7 @@ fn with_length(ptx: &str, n: u32) -> String {
 fn check_ptx(ptx: &str, grid: u32, block: u32, cases: &[(u32, u32)], param: bool) {
     let len = (grid * block) as usize;
     for (backend, width) in common::BACKENDS {
-        let dev = Device::new()
-            .with_backend(backend)
-            .with_warp_width(width)
-            .with_disk_cache(None);
+        let dev = common::device(backend, width);
         let before = warpfold_cpu::wrapped_indices();
         let k = common::checked_kernel(&dev, ptx, "wrap", [block, 1, 1]);
         let mut first = true;

@@ -18,10 +18,7 @@ pub fn one_cta(
     inputs: &[&[u8]],
     out_bytes: usize,
 ) -> Vec<u8> {
-    let dev = Device::new()
-        .with_backend(backend)
-        .with_warp_width(width)
-        .with_disk_cache(None);
+    let dev = device(backend, width);
     let k = checked_kernel(&dev, ptx, name, [32, 1, 1]);
     let out = dev.buffer_zeroed(out_bytes).unwrap();
     let bufs: Vec<_> = inputs.iter().map(|b| dev.buffer_from(b).unwrap()).collect();
@@ -31,6 +28,15 @@ pub fn one_cta(
         .collect();
     k.launch([1, 1, 1], [32, 1, 1], 0, &args).unwrap();
     out.to_bytes()
+}
+
+/// A device on `backend` at `width` lanes that compiles afresh (no disk
+/// cache).
+pub fn device(backend: Backend, width: Option<u32>) -> Device {
+    Device::new()
+        .with_backend(backend)
+        .with_warp_width(width)
+        .with_disk_cache(None)
 }
 
 /// Kernel `name` of `ptx` loaded on `dev`, checked to run on `dev`'s
