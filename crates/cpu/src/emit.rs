@@ -2132,10 +2132,22 @@ pub fn emit<const W: u32>(
     // Where every warp runs its regions with its index a constant (the
     // unrolled rounds), scalars computed from `%tid` and constants fold to
     // constants: recomputing them is free and keeps them out of the state.
+    // A register moved a constant costs nothing to set again (and its
+    // known value folds: no NaN test where a float is read).
     let recompute_all = unroll_planned::<W>(p, shape);
     let mut needed: Vec<bool> = (0..remat.len())
         .map(|i| recompute_all || !g.compact(i))
         .collect();
+    for inst in &remat_insts {
+        if let InstKind::Mov {
+            dst,
+            src: Value::Imm(_),
+            ..
+        } = inst.kind
+        {
+            needed[dst.0 as usize] = true;
+        }
+    }
     let mut kept = Vec::new();
     for inst in remat_insts.into_iter().rev() {
         if crate::uniform::defs(&inst.kind)

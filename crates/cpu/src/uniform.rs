@@ -381,7 +381,14 @@ fn live_in_sets(p: &Prepared) -> Vec<Vec<bool>> {
 /// by a pure instruction (no stores, atomics or warp operations; loads only
 /// from the read-only param/const spaces) whose register operands are
 /// themselves of this kind. `%tid`-derived indices and addresses are the
-/// usual ones. Returns the flags and the defining instructions in order.
+/// usual ones. Later blocks add moves and symbol addresses of this kind
+/// (a constant set after an early return: SGEMM's `0.0` for tiles past
+/// the edge) where the definition comes before every read of the register
+/// (its block dominates theirs): wherever the register is live, each lane
+/// has run the definition and holds its value. Nothing else there: work
+/// that some lanes skipped may fault for them (a division by zero, a
+/// constant load past its table). Returns the flags and the defining
+/// instructions in order.
 pub fn rematerialisable(m: &Module, p: &Prepared) -> (Vec<bool>, Vec<Inst>) {
     let f = &p.func;
     let mut remat = vec![false; f.regs.len()];
@@ -398,8 +405,17 @@ pub fn rematerialisable(m: &Module, p: &Prepared) -> (Vec<bool>, Vec<Inst>) {
         return (remat, insts);
     }
     let ndefs = def_counts(f);
-    for i in &f.blocks[entry].insts {
+    let reads = reads_by_register(p);
+    let succs = p.succs();
+    let dom = crate::dom::Dominators::new(succs.len(), 0, &|b| succs[b].clone());
+    let positioned = p.order.iter().enumerate().flat_map(|(id, b)| {
+        f.blocks[*b].insts.iter().enumerate().map(move |(k, i)| (id, k, i))
+    });
+    for (id, k, i) in positioned {
         if i.guard.is_some() {
+            continue;
+        }
+        if id != 0 && !matches!(i.kind, InstKind::Mov { .. } | InstKind::AddrOf { .. }) {
             continue;
         }
         let ops = match &i.kind {
@@ -426,12 +442,42 @@ pub fn rematerialisable(m: &Module, p: &Prepared) -> (Vec<bool>, Vec<Inst>) {
         if ds.is_empty() || ds.iter().any(|d| ndefs[d.0 as usize] != 1) {
             continue;
         }
+        let before_reads = |d: &Reg| {
+            reads[d.0 as usize].iter().all(|&(rid, rk)| {
+                if rid == id {
+                    rk > k
+                } else {
+                    dom.dominates(id, rid)
+                }
+            })
+        };
+        if !ds.iter().all(before_reads) {
+            continue;
+        }
         for d in ds {
             remat[d.0 as usize] = true;
         }
         insts.push(i.clone());
     }
     (remat, insts)
+}
+
+/// Where each register is read: (block's order id, instruction's position
+/// in it; `usize::MAX` for the block's branch).
+fn reads_by_register(p: &Prepared) -> Vec<Vec<(usize, usize)>> {
+    let mut reads = vec![Vec::new(); p.func.regs.len()];
+    for (id, b) in p.order.iter().enumerate() {
+        let block = &p.func.blocks[*b];
+        for (k, i) in block.insts.iter().enumerate() {
+            for r in uses(i) {
+                reads[r.0 as usize].push((id, k));
+            }
+        }
+        if let Some(Terminator::Branch { pred, .. }) = &block.term {
+            reads[pred.0 as usize].push((id, usize::MAX));
+        }
+    }
+    reads
 }
 
 /// Registers whose NaNs may be left as the CPU made them and made
@@ -641,4 +687,42 @@ pub(crate) fn constants(f: &Function) -> std::collections::HashMap<Reg, u64> {
     seen.into_iter()
         .filter_map(|(r, v)| Some((r, v?)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rematerialisable;
+
+    /// The kernel's registers (by PTX name) that `rematerialisable` keeps.
+    fn remat_names(name: &str) -> Vec<String> {
+        let src = include_str!("../../runtime/tests/kernels/remat.ptx");
+        let (m, _, p) = crate::prepare::prepared_in(src, name);
+        let (remat, _) = rematerialisable(&m, &p);
+        let mut names: Vec<String> = p
+            .func
+            .regs
+            .iter()
+            .filter(|(r, _)| remat[r.0 as usize])
+            .map(|(_, info)| info.name.clone())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn moves_after_an_early_return_are_computed_again() {
+        let names = remat_names("after_return");
+        for r in ["%f1", "%r3", "%r2"] {
+            assert!(names.iter().any(|n| n == r), "{r} in {names:?}");
+        }
+    }
+
+    #[test]
+    fn definitions_some_read_skips_or_that_may_fault_are_kept() {
+        let names = remat_names("not_before_reads");
+        for r in ["%f1", "%r4", "%r5", "%r7"] {
+            assert!(!names.iter().any(|n| n == r), "{r} in {names:?}");
+        }
+        assert!(names.iter().any(|n| n == "%r2"), "{names:?}");
+    }
 }
