@@ -1935,13 +1935,25 @@ fn prefetch_ctas_ahead<const W: u32>(g: &mut Gen<W>, h0: &str, lane_step: i64) -
 /// consecutive blocks (one thread per matrix row or small matrix, as in
 /// CSR SpMV or batched kernels). Each warp reads its 2 KiB in one burst and
 /// then computes; the hardware prefetchers, trained by the burst, stay too
-/// close behind it (spmv: 3.4 -> 1.6 ms). Prefetches never fault, so a
-/// block past the end of the data costs nothing but the instruction.
-/// `WARPFOLD_PREFETCH=off` turns this off.
+/// close behind it (spmv: 3.4 -> 1.6 ms, on the machine of the time).
+/// Prefetches never fault, so a block past the end of the data costs
+/// nothing but the instruction. On Intel CPUs only, like the grid-stride prefetch: on AMD Zen 4 (a VM,
+/// `scripts/ab.py`, without against with) batched LU took 0.83-0.87 of
+/// the time at two CPUs (7 and 8 of 8 rounds faster) and 0.91 at one,
+/// its 16-thread form 0.85-1.02, SpMV 0.92-1.00 at two CPUs and 0.73 at
+/// one (6 of 6). `WARPFOLD_PREFETCH=groups` turns it on anywhere, `off`
+/// off.
 fn prefetch_groups_ahead<const W: u32>(g: &mut Gen<W>, h0: &str) {
-    if prefetch_knob() == Some("off") {
+    let on = match prefetch_knob() {
+        Some("off") => false,
+        Some("groups") => true,
+        _ => intel_host(),
+    };
+    if !on {
         return;
     }
+    // (for tests: the kernel's IR shows whether it prefetches)
+    g.line("; pf_group");
     let block = i64::from(W * ROW) * 4;
     for line in 0..block / 64 {
         let a = g.def(&format!(

@@ -2,6 +2,8 @@
 //! or affine across lanes, see `warpfold-cpu`'s `lanes`): edge cases run
 //! on both backends, which must agree, and against values computed here.
 
+mod common;
+use common::{intel_host, knob_or_run_again};
 use warpfold::{Arg, Backend, Buffer, Device, Module};
 
 fn module(dev: &Device) -> Module {
@@ -1381,45 +1383,6 @@ fn grid_stride_loads_prefetch_the_next_ctas_data() {
     assert!(prefetched(256), "one CTA ahead");
     assert!(!prefetched(-256), "not for the reversed load");
     grid_stride_sums(None);
-}
-
-/// This process's value of the environment variable `var`; without one,
-/// first runs test `name` again with each of `values` (see
-/// `run_again_with`).
-fn knob_or_run_again(name: &str, var: &str, values: &[&str]) -> Option<String> {
-    let knob = std::env::var(var).ok();
-    if knob.is_none() {
-        run_again_with(name, var, values);
-    }
-    knob
-}
-
-/// Runs test `name` again in a process of its own for each value of the
-/// environment variable `var` (compilation reads such knobs once per
-/// process), with the disk cache off; each run must pass.
-fn run_again_with(name: &str, var: &str, values: &[&str]) {
-    for value in values {
-        let status = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", name])
-            .env(var, value)
-            .env("WARPFOLD_CACHE_DIR", "off")
-            .status()
-            .unwrap();
-        assert!(status.success(), "with {var}={value}");
-    }
-}
-
-/// Whether this is an Intel CPU (CPUID vendor `GenuineIntel`).
-fn intel_host() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let r = std::arch::x86_64::__cpuid(0);
-        let words = [r.ebx, r.edx, r.ecx];
-        let vendor: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        vendor == b"GenuineIntel"
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
 }
 
 /// `prefetched`: whether the IR must (or must not) have stride prefetches.

@@ -5,6 +5,8 @@
 //! Every lane that runs must get its own row, for grids that end anywhere
 //! in a warp and at every warp width.
 
+mod common;
+use common::{intel_host, knob_or_run_again};
 use warpfold::{Arg, Backend, Device};
 
 #[test]
@@ -47,4 +49,31 @@ fn partial_warps_read_each_running_lanes_own_row() {
             }
         }
     }
+}
+
+/// A load group prefetches the rows the warp four warps on will read: by
+/// default on Intel CPUs only, anywhere with `WARPFOLD_PREFETCH=groups`,
+/// never with `off` (see the cpu crate's `lower::prefetch_groups_ahead`).
+/// Compilation reads the knob, so the test runs again in processes of
+/// their own that have it.
+#[test]
+fn load_groups_prefetch_ahead_on_intel_cpus_only() {
+    let knob = knob_or_run_again(
+        "load_groups_prefetch_ahead_on_intel_cpus_only",
+        "WARPFOLD_PREFETCH",
+        &["groups", "off"],
+    );
+    let want = match knob.as_deref() {
+        Some("groups") => true,
+        Some("off") => false,
+        _ => intel_host(),
+    };
+    let dev = Device::new().with_backend(Backend::Cpu).with_disk_cache(None);
+    let m = dev
+        .load_ptx_named(include_str!("kernels/load_groups.ptx"), "load_groups.ptx")
+        .expect("loads");
+    let k = m.kernel("row_sums").unwrap();
+    let c = k.compiled([64, 1, 1]);
+    let ir = &c.as_ref().as_ref().expect("compiled").llvm_ir;
+    assert_eq!(ir.contains("; pf_group"), want, "{knob:?}: prefetch emitted");
 }

@@ -71,3 +71,42 @@ pub fn scrambled_keys(n: usize, seed: u32) -> Vec<f32> {
         .map(|i| (i.wrapping_mul(2_654_435_761).wrapping_add(seed) >> 8) as f32 - 1e6)
         .collect()
 }
+
+/// This process's value of the environment variable `var`; without one,
+/// first runs test `name` again with each of `values` (see
+/// `run_again_with`).
+pub fn knob_or_run_again(name: &str, var: &str, values: &[&str]) -> Option<String> {
+    let knob = std::env::var(var).ok();
+    if knob.is_none() {
+        run_again_with(name, var, values);
+    }
+    knob
+}
+
+/// Runs test `name` again in a process of its own for each value of the
+/// environment variable `var` (compilation reads such knobs once per
+/// process), with the disk cache off; each run must pass.
+pub fn run_again_with(name: &str, var: &str, values: &[&str]) {
+    for value in values {
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", name])
+            .env(var, value)
+            .env("WARPFOLD_CACHE_DIR", "off")
+            .status()
+            .unwrap();
+        assert!(status.success(), "with {var}={value}");
+    }
+}
+
+/// Whether this is an Intel CPU (CPUID vendor `GenuineIntel`).
+pub fn intel_host() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let r = std::arch::x86_64::__cpuid(0);
+        let words = [r.ebx, r.edx, r.ecx];
+        let vendor: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        vendor == b"GenuineIntel"
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
