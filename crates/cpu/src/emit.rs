@@ -2132,8 +2132,10 @@ pub fn emit<const W: u32>(
     // Where every warp runs its regions with its index a constant (the
     // unrolled rounds), scalars computed from `%tid` and constants fold to
     // constants: recomputing them is free and keeps them out of the state.
-    // A register moved a constant costs nothing to set again (and its
-    // known value folds: no NaN test where a float is read).
+    // A register moved a constant and live after a barrier costs nothing
+    // to set again where a region starts, and its known value folds there
+    // (SGEMM's `0.0` for tiles past the edge: no state slot, and no NaN
+    // test where the float is read).
     let recompute_all = unroll_planned::<W>(p, shape);
     let mut needed: Vec<bool> = (0..remat.len())
         .map(|i| recompute_all || !g.compact(i))
@@ -2145,7 +2147,10 @@ pub fn emit<const W: u32>(
             ..
         } = inst.kind
         {
-            needed[dst.0 as usize] = true;
+            let i = dst.0 as usize;
+            needed[i] |= p
+                .barriers()
+                .any(|(_, t)| liveness.live_in[t.0 as usize][i]);
         }
     }
     let mut kept = Vec::new();
@@ -3739,8 +3744,8 @@ fn store_saved_regs_where<const W: u32>(
     }
 }
 
-/// Values computed again rather than saved: the entry block's pure
-/// instructions, for every lane.
+/// Values computed again rather than saved (`uniform::rematerialisable`),
+/// for every lane.
 fn recompute<const W: u32>(
     g: &mut Gen<W>,
     insts: &[Inst],

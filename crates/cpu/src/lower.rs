@@ -1937,12 +1937,13 @@ fn prefetch_ctas_ahead<const W: u32>(g: &mut Gen<W>, h0: &str, lane_step: i64) -
 /// then computes; the hardware prefetchers, trained by the burst, stay too
 /// close behind it (spmv: 3.4 -> 1.6 ms, on the machine of the time).
 /// Prefetches never fault, so a block past the end of the data costs
-/// nothing but the instruction. On Intel CPUs only, like the grid-stride prefetch: on AMD Zen 4 (a VM,
-/// `scripts/ab.py`, without against with) batched LU took 0.83-0.87 of
-/// the time at two CPUs (7 and 8 of 8 rounds faster) and 0.91 at one,
-/// its 16-thread form 0.85-1.02, SpMV 0.92-1.00 at two CPUs and 0.73 at
-/// one (6 of 6). `WARPFOLD_PREFETCH=groups` turns it on anywhere, `off`
-/// off.
+/// nothing but the instruction. On Intel CPUs only, as `prefetch_stride`
+/// in grid-stride loops: on AMD Zen 4 (a VM; `scripts/ab.py`, the time
+/// without over the time with), batched LU took 0.83-0.87 of the time at
+/// two CPUs (faster in 5 of 6 and 7 of 8 rounds) and 0.91 at one, its
+/// 16-thread form 0.85-0.92, SpMV 0.90-1.00 at two CPUs and 0.73 at one
+/// (6 of 6). `WARPFOLD_PREFETCH=groups` turns it on on any CPU (the other
+/// prefetches as by default), `off` turns it off.
 fn prefetch_groups_ahead<const W: u32>(g: &mut Gen<W>, h0: &str) {
     let on = match prefetch_knob() {
         Some("off") => false,

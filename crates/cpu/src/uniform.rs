@@ -386,9 +386,11 @@ fn live_in_sets(p: &Prepared) -> Vec<Vec<bool>> {
 /// the edge) where the definition comes before every read of the register
 /// (its block dominates theirs): wherever the register is live, each lane
 /// has run the definition and holds its value. Nothing else there: work
-/// that some lanes skipped may fault for them (a division by zero, a
-/// constant load past its table). Returns the flags and the defining
-/// instructions in order.
+/// that some lanes skipped may fault for them (a constant load past its
+/// table). The entry block's definitions must come before every read too
+/// (a read before one in the entry block sees the zero a fresh warp
+/// starts with). Returns the flags and the defining instructions in
+/// order.
 pub fn rematerialisable(m: &Module, p: &Prepared) -> (Vec<bool>, Vec<Inst>) {
     let f = &p.func;
     let mut remat = vec![false; f.regs.len()];
