@@ -1360,10 +1360,8 @@ fn grid_stride_loops_take_turns_every_few_trips() {
 /// reversed load (`n - 1 - i`) does not (its lanes step backwards).
 #[test]
 fn grid_stride_loads_prefetch_the_next_ctas_data() {
-    let intel =
-        std::fs::read_to_string("/proc/cpuinfo").map_or(true, |c| c.contains("GenuineIntel"));
     let knob = std::env::var("WARPFOLD_PREFETCH").ok();
-    if intel || matches!(knob.as_deref(), Some("off" | "stride")) {
+    if intel_host() || matches!(knob.as_deref(), Some("off" | "stride")) {
         return;
     }
     let dev = Device::new().with_backend(Backend::Cpu);
