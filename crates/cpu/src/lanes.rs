@@ -491,31 +491,7 @@ fn analyse(
         }
     }
     // One definition that dominates every use.
-    let mut single: Vec<bool> = (0..n).map(|r| def_at[r].len() == 1 && !unfit[r]).collect();
-    for (bid, b) in f.blocks.iter() {
-        if !cfg.dom.reachable(bid.0 as usize) {
-            continue;
-        }
-        let mut check = |r: Reg, ix: usize| {
-            let r = r.0 as usize;
-            if let [(db, dix)] = def_at[r][..] {
-                let fine = if db == bid {
-                    dix < ix
-                } else {
-                    cfg.dom.dominates(db.0 as usize, bid.0 as usize)
-                };
-                single[r] &= fine;
-            }
-        };
-        for (ix, i) in b.insts.iter().enumerate() {
-            for r in uses(i) {
-                check(r, ix);
-            }
-        }
-        if let Some(Terminator::Branch { pred, .. }) = &b.term {
-            check(*pred, b.insts.len());
-        }
-    }
+    let single = crate::uniform::defined_before_reads(f, &cfg.dom);
     let parks = cfg.parking(f, p, &liveness.live_in);
     // Registers holding one constant wherever they are read (a single
     // move of it dominates every use): operands as good as immediates

@@ -407,13 +407,15 @@ pub fn rematerialisable(m: &Module, p: &Prepared) -> (Vec<bool>, Vec<Inst>) {
         return (remat, insts);
     }
     let ndefs = def_counts(f);
-    let reads = reads_by_register(p);
-    let succs = p.succs();
-    let dom = crate::dom::Dominators::new(succs.len(), 0, &|b| succs[b].clone());
-    let positioned = p.order.iter().enumerate().flat_map(|(id, b)| {
-        f.blocks[*b].insts.iter().enumerate().map(move |(k, i)| (id, k, i))
+    let dom = crate::dom::Dominators::new(f.blocks.len(), entry.0 as usize, &|b| {
+        crate::lanes::succs(&f.blocks[BlockId(b as u32)])
+            .iter()
+            .map(|s| s.0 as usize)
+            .collect()
     });
-    for (id, k, i) in positioned {
+    let before_reads = defined_before_reads(f, &dom);
+    let ordered = p.order.iter().enumerate();
+    for (id, i) in ordered.flat_map(|(id, b)| f.blocks[*b].insts.iter().map(move |i| (id, i))) {
         if i.guard.is_some() {
             continue;
         }
@@ -444,16 +446,7 @@ pub fn rematerialisable(m: &Module, p: &Prepared) -> (Vec<bool>, Vec<Inst>) {
         if ds.is_empty() || ds.iter().any(|d| ndefs[d.0 as usize] != 1) {
             continue;
         }
-        let before_reads = |d: &Reg| {
-            reads[d.0 as usize].iter().all(|&(rid, rk)| {
-                if rid == id {
-                    rk > k
-                } else {
-                    dom.dominates(id, rid)
-                }
-            })
-        };
-        if !ds.iter().all(before_reads) {
+        if !ds.iter().all(|d| before_reads[d.0 as usize]) {
             continue;
         }
         for d in ds {
@@ -464,22 +457,45 @@ pub fn rematerialisable(m: &Module, p: &Prepared) -> (Vec<bool>, Vec<Inst>) {
     (remat, insts)
 }
 
-/// Where each register is read: (block's order id, instruction's position
-/// in it; `usize::MAX` for the block's branch).
-fn reads_by_register(p: &Prepared) -> Vec<Vec<(usize, usize)>> {
-    let mut reads = vec![Vec::new(); p.func.regs.len()];
-    for (id, b) in p.order.iter().enumerate() {
-        let block = &p.func.blocks[*b];
-        for (k, i) in block.insts.iter().enumerate() {
-            for r in uses(i) {
-                reads[r.0 as usize].push((id, k));
+/// Registers with exactly one definition, a full one (no `partial_def`),
+/// that comes before every read: its block dominates each block that reads
+/// the register, and in its own block every read comes after it. `dom` is
+/// over block indices; blocks it does not reach neither define nor read.
+pub(crate) fn defined_before_reads(f: &Function, dom: &crate::dom::Dominators) -> Vec<bool> {
+    let n = f.regs.len();
+    let mut def_at: Vec<Vec<(BlockId, usize)>> = vec![Vec::new(); n];
+    let mut unfit = vec![false; n];
+    let reached = || f.blocks.iter().filter(|(bid, _)| dom.reachable(bid.0 as usize));
+    for (bid, b) in reached() {
+        for (ix, i) in b.insts.iter().enumerate() {
+            for d in defs(&i.kind) {
+                def_at[d.0 as usize].push((bid, ix));
+                unfit[d.0 as usize] |= partial_def(i);
             }
         }
-        if let Some(Terminator::Branch { pred, .. }) = &block.term {
-            reads[pred.0 as usize].push((id, usize::MAX));
+    }
+    let mut single: Vec<bool> = (0..n).map(|r| def_at[r].len() == 1 && !unfit[r]).collect();
+    for (bid, b) in reached() {
+        let mut check = |r: Reg, ix: usize| {
+            let r = r.0 as usize;
+            if let [(db, dix)] = def_at[r][..] {
+                single[r] &= if db == bid {
+                    dix < ix
+                } else {
+                    dom.dominates(db.0 as usize, bid.0 as usize)
+                };
+            }
+        };
+        for (ix, i) in b.insts.iter().enumerate() {
+            for r in uses(i) {
+                check(r, ix);
+            }
+        }
+        if let Some(Terminator::Branch { pred, .. }) = &b.term {
+            check(*pred, b.insts.len());
         }
     }
-    reads
+    single
 }
 
 /// Registers whose NaNs may be left as the CPU made them and made
